@@ -1,0 +1,72 @@
+"""The agent interface shared by every player: random, embedding baselines, LLMs, RL policies.
+
+An agent plays one seat of one game. The harness calls :meth:`Agent.reset` before each
+game and :meth:`Agent.act` whenever the seat is to move. When the env rejects an action it
+says why in ``info["error"]`` and the same seat moves again, so an agent can correct itself.
+
+Example:
+    >>> from cluegym.agents import make_agent
+    >>> env = cluegym.make("decrypto"); env.reset(seed=0)
+    >>> bob = make_agent("glove", game="decrypto", seat="bob", action_space=env.action_space("bob"))
+    >>> obs, _, _, _, info = env.last()
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+
+class Agent:
+    """Base class for a player of one seat.
+
+    Subclasses accept their tunable parameters as keyword-only ``__init__`` arguments with
+    type annotations and defaults: agent specs such as ``glove:k=16`` are validated and
+    coerced against that signature (see :func:`cluegym.agents.make_agent`).
+
+    Attributes:
+        game: registered game name, e.g. ``"decrypto"``.
+        seat: the seat this agent plays, e.g. ``"bob"``.
+        action_space: the env's action space for the seat.
+        rng: the agent's own generator, reseeded by :meth:`reset`.
+    """
+
+    #: Games this agent class can play; ``("*",)`` means any game.
+    games: tuple[str, ...] = ("*",)
+
+    def __init__(
+        self,
+        game: str,
+        seat: str,
+        action_space: gymnasium.Space,
+        *,
+        seed: int | None = None,
+    ) -> None:
+        self.game = game
+        self.seat = seat
+        self.action_space = action_space
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game. ``seed`` reseeds the agent's generator (and its action space)."""
+        self.rng = np.random.default_rng(seed)
+        if seed is not None:
+            self.action_space.seed(seed)
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        """Return an action for the current observation (``info`` holds masks and errors)."""
+        raise NotImplementedError
+
+    async def act_async(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        """Async form of :meth:`act`; LLM agents override it to overlap requests."""
+        return self.act(observation, info)
+
+    def stats(self) -> dict[str, float]:
+        """Counters the agent wants reported with the match metrics (e.g. parse failures)."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(game={self.game!r}, seat={self.seat!r})"

@@ -1,0 +1,320 @@
+"""Dixit baselines: a caption agent (reads captions) and a vision agent (sees pixels only).
+
+Both place clues and cards in one text space, all-MiniLM-L6-v2 sentence embeddings, so they
+can play each other:
+
+- :class:`CaptionAgent` (``caption``; also ``glove``/``word2vec``/``minilm`` on Dixit) needs
+  ``reveal_captions=True``. Storyteller: for each hand card, the vocabulary word at rank
+  ``rank`` by word-embedding similarity to the card's caption (words of the caption itself
+  excluded) is its clue; it plays the card whose clue fits it best relative to its other
+  cards. ``rank`` is the Dixit balance knob: 1 is the most telling word, larger ranks are
+  vaguer, 0 gives the caption itself. Listener: the candidate whose caption is most similar to
+  the clue (MiniLM); distractor: the hand card whose caption is most similar to the clue.
+- :class:`VisionAgent` (``vision``) never reads captions: each picture becomes the
+  probability-weighted MiniLM embedding of its ``top_k`` ImageNet labels from the packaged
+  EfficientNet-lite0 classifier. Storyteller: the clue is the card's label at rank ``rank``
+  (1 = most probable); listener and distractor as above, on those picture vectors.
+
+``temperature`` > 0 samples votes and distractors from ``softmax(similarity / temperature)``
+instead of taking the best one. For DixitBench's entailment strategy both expose
+:meth:`DixitAgent.rate` (0-100 for one candidate).
+
+Example:
+    >>> cluegym run dixit --agent player_0=vision:rank=2 --env reveal_captions=true \\
+    ...     --agent player_1=caption:rank=3 --games 4
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from cluegym.agents.base import Agent
+from cluegym.agents.embedding.common import EmbeddingAgent
+from cluegym.envs.core.data import read_word_list
+from cluegym.envs.core.text import mentions_word, tokens
+from cluegym.envs.dixit.rules import PHASES
+
+_STOPWORDS = frozenset(
+    "a an the of in on over under above below beneath before behind across at by with from into onto to and or "
+    "while is are was were be been its it as inside through around against near upon this that these those his "
+    "her their our your my who whom which what when where there here than then but not no nor so very can will "
+    "just also only some any each every all both few more most other such own same too out off up down about "
+    "after again once why how has have had does did doing having being".split()
+)
+_SENTENCE_CACHE: dict[str, np.ndarray] = {}
+#: Frequency rank from which a caption word counts fully for the clue search (word vectors'
+#: vocabularies are ordered by frequency).
+RARE_WORD_RANK = 30000
+
+
+def encode(texts: Sequence[str]) -> np.ndarray:
+    """Unit MiniLM sentence embeddings ``(n, 384)``, cached per text for the process."""
+    from cluegym.agents.embeddings import encode_sentences
+
+    todo = list(dict.fromkeys(t for t in texts if t not in _SENTENCE_CACHE))
+    if todo:
+        vectors = np.asarray(encode_sentences(todo), dtype=np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        _SENTENCE_CACHE.update(zip(todo, vectors))
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.stack([_SENTENCE_CACHE[t] for t in texts])
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` without stopwords (``"a tiger on a hill"`` -> tiger, hill)."""
+    return [w for w in tokens(text) if w.isalpha() and w not in _STOPWORDS]
+
+
+class DixitAgent(Agent):
+    """Shared play of the Dixit baselines: subclasses embed cards and clues in one space.
+
+    Args:
+        rank: the Dixit balance knob (see the module docstring).
+        temperature: 0 picks the most similar card; > 0 samples from a softmax.
+    """
+
+    games = ("dixit",)
+
+    def __init__(self, game: str, seat: str, action_space: Any, *, rank: int = 1, temperature: float = 0.0,
+                 seed: int | None = None) -> None:
+        super().__init__(game, seat, action_space, seed=seed)
+        if rank < 0:
+            raise ValueError(f"rank must be >= 0, got {rank}")
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        self.rank = int(rank)
+        self.temperature = float(temperature)
+
+    # ------------------------------------------------------------ subclass hooks
+    def card_vectors(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
+        """Unit vectors ``(count, d)`` of the first ``count`` cards of ``"hand"``/``"candidates"``."""
+        raise NotImplementedError
+
+    def tell(self, observation: dict[str, Any]) -> tuple[int, str]:
+        """The storyteller's (hand slot, clue)."""
+        raise NotImplementedError
+
+    # -------------------------------------------------------------------- play
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
+        phase = PHASES[int(observation["phase"])]
+        if phase == "story":
+            slot, clue = self.tell(observation)
+            return {"card": int(slot), "clue": clue}
+        mask = np.asarray(observation["card_mask"], dtype=bool)
+        if phase == "distract":
+            count = int((np.asarray(observation["hand_ids"]) >= 0).sum())
+            return {"card": self._choose(self.similarities(observation, "hand", count), mask[:count])}
+        if phase == "vote":
+            count = int((np.asarray(observation["candidate_ids"]) >= 0).sum())
+            return {"card": self._choose(self.similarities(observation, "candidates", count), mask[:count])}
+        return {"card": 0}
+
+    def similarities(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
+        """Cosine similarity of the clue to each of the first ``count`` cards of ``field``."""
+        clue = encode([str(observation["clue"])])[0]
+        return self.card_vectors(observation, field, count) @ clue
+
+    def rate(self, observation: dict[str, Any], info: dict[str, Any] | None = None) -> float:
+        """Entailment score 0-100 of the clue for ``candidates[0]`` (DixitBench)."""
+        similarity = float(self.similarities(observation, "candidates", 1)[0])
+        return round(50.0 * (1.0 + similarity), 1)
+
+    def _choose(self, scores: np.ndarray, legal: np.ndarray) -> int:
+        legal = legal if legal.any() else np.ones_like(legal)
+        idx = np.flatnonzero(legal)
+        values = scores[idx]
+        if self.temperature > 0:
+            weights = np.exp((values - values.max()) / self.temperature)
+            return int(idx[self.rng.choice(len(idx), p=weights / weights.sum())])
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(idx[best[int(self.rng.integers(len(best)))]])
+
+    def _best_margin(self, clue_vectors: np.ndarray, card_vectors: np.ndarray) -> int:
+        """The card whose clue fits it best relative to the other hand cards."""
+        sims = clue_vectors @ card_vectors.T  # (cards, cards): clue of card i vs card j
+        own = np.diag(sims).copy()
+        np.fill_diagonal(sims, -np.inf)
+        margins = own - (sims.max(axis=1) if len(own) > 1 else 0.0)
+        best = np.flatnonzero(margins >= margins.max() - 1e-9)
+        return int(best[int(self.rng.integers(len(best)))])
+
+
+# ----------------------------------------------------------------------------- captions
+
+@functools.lru_cache(maxsize=1)
+def _wordnet_lemmas() -> frozenset[str]:
+    """Nouns of WordNet (Debian ``wordnet-base``), to keep clue words real words;
+    empty when WordNet is not installed (then every alphabetic word counts)."""
+    folder = Path("/usr/share/wordnet")
+    words: set[str] = set()
+    for name in ("index.noun",):
+        path = folder / name
+        if path.is_file():
+            for line in path.read_text(encoding="latin-1").splitlines():
+                if line and not line.startswith(" "):
+                    words.add(line.split(" ", 1)[0])
+    return frozenset(words)
+
+
+_VOCABULARIES: dict[tuple[str, str | None, int], tuple[tuple[str, ...], np.ndarray]] = {}
+
+
+def clue_vocabulary(embedding: str, vectors: Any, path: str | None = None, size: int = 20000) -> tuple[tuple[str, ...], np.ndarray]:
+    """Candidate clue words and their unit vectors, cached per process.
+
+    Args:
+        embedding: the embedding's name (cache key).
+        vectors: its :class:`~cluegym.agents.embedding.common.WordVectors`.
+        path: a word-list file; None -> the embedding's ``size`` most frequent words that are
+            WordNet nouns (3-14 letters, no stopwords).
+        size: how many of the embedding's words to consider.
+    """
+    key = (embedding, path, size)
+    if key not in _VOCABULARIES:
+        if path is not None:
+            words = [w.lower() for w in read_word_list(path)]
+        else:
+            lemmas = _wordnet_lemmas()
+            words = [
+                w for w in vectors.kv.index_to_key[:size]
+                if isinstance(w, str) and w.isascii() and w.isalpha() and 3 <= len(w) <= 14
+                and w not in _STOPWORDS and (not lemmas or w in lemmas)
+            ]
+        words = [w for w in dict.fromkeys(words) if w in vectors]
+        if not words:
+            raise ValueError(f"no clue word of the vocabulary is known to the {embedding} embedding")
+        _VOCABULARIES[key] = (tuple(words), vectors.matrix(words))
+    return _VOCABULARIES[key]
+
+
+class CaptionAgent(EmbeddingAgent, DixitAgent):
+    """Plays from the cards' captions (see the module docstring). Needs ``reveal_captions=True``.
+
+    Args:
+        rank: clue = the rank-th most similar vocabulary word to the caption (0: the caption).
+        embedding: word embedding for the storyteller's clue search: ``"glove"``,
+            ``"word2vec"`` or ``"minilm"`` (default: the registered name's, GloVe for ``caption``).
+        vocabulary: clue words: a word-list path, or None for the embedding's frequent words.
+        vocab_size: how many of the embedding's most frequent words to consider.
+        temperature: 0 votes for the most similar candidate; > 0 samples.
+    """
+
+    games = ("dixit",)
+
+    def __init__(self, game: str, seat: str, action_space: Any, *, rank: int = 1, embedding: str | None = None,
+                 vocabulary: str | None = None, vocab_size: int = 20000, temperature: float = 0.0,
+                 seed: int | None = None) -> None:
+        DixitAgent.__init__(self, game, seat, action_space, rank=rank, temperature=temperature, seed=seed)
+        EmbeddingAgent.__init__(self, game, seat, action_space, embedding=embedding, seed=seed)
+        self.vocabulary_path = vocabulary
+        self.vocab_size = int(vocab_size)
+
+    @staticmethod
+    def _captions(observation: dict[str, Any], field: str, count: int) -> list[str]:
+        key = f"{'hand' if field == 'hand' else 'candidate'}_captions"
+        if key not in observation:
+            raise ValueError(
+                "the caption agent reads captions: make the env with reveal_captions=True "
+                "(cluegym run dixit --env reveal_captions=true), or use the vision agent"
+            )
+        return [str(c) for c in observation[key][:count]]
+
+    def card_vectors(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
+        return encode(self._captions(observation, field, count))
+
+    def clue_for(self, caption: str) -> str:
+        """The word at rank ``rank`` among the vocabulary words closest to ``caption`` that are
+        not words of the caption (the caption itself for rank 0)."""
+        if self.rank == 0:
+            return caption
+        words, matrix = clue_vocabulary(self.embedding, self.vectors, self.vocabulary_path, self.vocab_size)
+        content = [w for w in content_words(caption) if w in self.vectors]
+        if not content:
+            return caption
+        # A clue evokes one thing on the card: score each word by its best match among the
+        # caption's words (their mean is dominated by generic words), favouring rare caption
+        # words (objects: "daffodil") over frequent ones (colours, "deep") by frequency rank.
+        ranks = np.array([self.vectors.kv.key_to_index[w] for w in content], dtype=float)
+        weights = np.clip(np.log1p(ranks) / np.log(RARE_WORD_RANK), 0.2, 1.0)
+        scores = (matrix @ self.vectors.matrix(content).T * weights).max(axis=1)
+        order = np.argsort(-scores, kind="stable")
+        seen = 0
+        for j in order:
+            word = words[int(j)]
+            if any(mentions_word(word, c, substring=False) or mentions_word(c, word, substring=False) for c in content):
+                continue
+            seen += 1
+            if seen == self.rank:
+                return word
+        return words[int(order[0])]
+
+    def tell(self, observation: dict[str, Any]) -> tuple[int, str]:
+        count = int((np.asarray(observation["hand_ids"]) >= 0).sum())
+        captions = self._captions(observation, "hand", count)
+        clues = [self.clue_for(c) for c in captions]
+        slot = self._best_margin(encode(clues), encode(captions))
+        return slot, clues[slot]
+
+
+# ------------------------------------------------------------------------------ vision
+
+@functools.lru_cache(maxsize=1)
+def _label_vectors() -> np.ndarray:
+    from cluegym.agents.embedding.efficientnet import imagenet_labels
+
+    return encode(list(imagenet_labels()))
+
+
+class VisionAgent(DixitAgent):
+    """Plays from the pictures alone, through EfficientNet-lite0's ImageNet labels.
+
+    Args:
+        rank: clue = the card's rank-th most probable ImageNet label (1 = the top label).
+        top_k: labels pooled, by probability, into a picture's MiniLM vector.
+        temperature: 0 votes for the most similar candidate; > 0 samples.
+    """
+
+    def __init__(self, game: str, seat: str, action_space: Any, *, rank: int = 1, top_k: int = 5,
+                 temperature: float = 0.0, seed: int | None = None) -> None:
+        super().__init__(game, seat, action_space, rank=rank, temperature=temperature, seed=seed)
+        if rank < 1:
+            raise ValueError(f"the vision agent's rank is a label rank, >= 1; got {rank}")
+        if not 1 <= top_k <= 1000:
+            raise ValueError(f"top_k must be in 1..1000, got {top_k}")
+        self.top_k = int(top_k)
+
+    def probabilities(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
+        from cluegym.agents.embedding.efficientnet import class_probabilities
+
+        return class_probabilities(np.asarray(observation[field])[:count])
+
+    def card_vectors(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
+        probs = self.probabilities(observation, field, count)
+        labels = _label_vectors()
+        top = np.argsort(-probs, axis=1)[:, : self.top_k]
+        weights = np.take_along_axis(probs, top, axis=1)
+        weights /= np.maximum(weights.sum(axis=1, keepdims=True), 1e-12)
+        vectors = np.einsum("nk,nkd->nd", weights, labels[top])
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+    def tell(self, observation: dict[str, Any]) -> tuple[int, str]:
+        from cluegym.agents.embedding.efficientnet import imagenet_labels
+
+        count = int((np.asarray(observation["hand_ids"]) >= 0).sum())
+        probs = self.probabilities(observation, "hand", count)
+        label_ids = np.argsort(-probs, axis=1)[:, self.rank - 1]
+        slot = self._best_margin(_label_vectors()[label_ids], self.card_vectors(observation, "hand", count))
+        return slot, imagenet_labels()[int(label_ids[slot])]
+
+
+def agent_class(seat: str) -> type:
+    """The embedding baseline of a Dixit seat (every seat plays every role): the caption agent."""
+    return CaptionAgent
+
+
+__all__ = ["CaptionAgent", "VisionAgent", "DixitAgent", "agent_class", "clue_vocabulary", "encode"]

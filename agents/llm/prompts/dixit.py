@@ -1,0 +1,202 @@
+"""Dixit prompts for VLM agents: DixitWorld's prompts (appendix C) with the card images.
+
+* Generalist (``llm``): the env's prompt verbatim, followed by the images it refers to (the
+  hand in the story and distract phases, the candidates in the vote), each labelled
+  ``Card k`` / ``Candidate k``; the JSON answer becomes the env's ``Dict(card, clue)``.
+* Specialist (``llm-cot``): the paper's separate steps: the storyteller first selects the
+  target from its hand, then writes the description with only that image; a listener picks
+  a distractor from its hand; the vote uses either strategy of the paper:
+  ``listener=direct`` (one call, all candidates: direct selection) or
+  ``listener=entailment`` (one call per candidate scoring 0-100, calls sent concurrently,
+  argmax over the candidates that are not the seat's own).
+
+Every answer is ``{"reasoning": ..., "answer": ...}`` JSON, read tolerantly. Images are sent
+as base64 PNG data URLs; text-only backends (``backend=local`` or ``vision=false``) see a
+placeholder instead, so play the env with ``reveal_captions=True`` for them (the captions are
+then in the prompts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+from typing import Any, Sequence
+
+import numpy as np
+
+from cluegym.agents.llm.agent import LLMAgent
+from cluegym.agents.llm.backends import Message
+from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_int, parse_json_answer
+from cluegym.envs.dixit.prompts import DIRECT_SELECTION, ENTAILMENT_SCORING, json_answer
+
+STORY, DISTRACT, VOTE = 0, 1, 2
+
+
+def image_part(image: np.ndarray) -> dict[str, Any]:
+    """An OpenAI ``image_url`` content part holding ``image`` (H, W, 3 uint8) as a PNG data URL."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(np.asarray(image, dtype=np.uint8)).save(buffer, format="PNG")
+    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()}}
+
+
+def labelled_images(label: str, images: np.ndarray, captions: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """``Card 1`` + image, ``Card 2`` + image, ... (captions added when the env reveals them)."""
+    parts: list[dict[str, Any]] = []
+    for i, image in enumerate(images):
+        text = f"{label} {i + 1}" + (f" (caption: {captions[i]})" if captions is not None and i < len(captions) else "") + ":"
+        parts += [{"type": "text", "text": text}, image_part(image)]
+    return parts
+
+
+def num_candidates(observation: dict[str, Any]) -> int:
+    return int(np.sum(np.asarray(observation["candidate_ids"]) >= 0))
+
+
+def phase_images(observation: dict[str, Any]) -> list[dict[str, Any]]:
+    """The images the current phase's prompt refers to."""
+    if int(observation["phase"]) == VOTE:
+        k = num_candidates(observation)
+        return labelled_images("Candidate", np.asarray(observation["candidates"])[:k])
+    return labelled_images("Card", np.asarray(observation["hand"]))
+
+
+# ------------------------------------------------------------------------- generalist
+def generalist_messages(observation: dict[str, Any], info: dict[str, Any], seat: str) -> list[Message]:
+    """The env's prompt verbatim, then the images it numbers."""
+    content = [{"type": "text", "text": str(observation["prompt"])}, *phase_images(observation)]
+    return [{"role": "user", "content": content}]
+
+
+def parse_action(text: str, observation: dict[str, Any], info: dict[str, Any], seat: str) -> dict[str, Any]:
+    """Story: ``{"card": k, "clue": ...}``; distract/vote: ``{"answer": k}`` -> ``{"card": k - 1}``.
+
+    Raises:
+        ParseError: no readable card number (or clue) for the phase.
+    """
+    phase = int(observation["phase"])
+    hand = len(observation["hand"])
+    if phase == STORY:
+        answer = extract_dict(text, "clue")
+        card = answer.get("card", answer.get("answer"))
+        clue = " ".join(str(answer.get("clue") or "").split())
+        if not clue:
+            raise ParseError('the clue is empty; answer {"reasoning": ..., "card": number, "clue": "your description"}')
+        return {"card": parse_int(card, 1, hand, "card number") - 1, "clue": clue}
+    answer, _ = parse_json_answer(text)
+    if phase == DISTRACT:
+        return {"card": parse_int(answer, 1, hand, "card number") - 1}
+    return {"card": parse_int(answer, 1, num_candidates(observation), "candidate number") - 1}
+
+
+# ------------------------------------------------------------------------- specialist
+STORY_SELECT = (
+    "You are a storyteller in a Dixit game. You must select one card from your {h}-card hand as the target image. "
+    "Your goal: maximize your own score by ensuring some, but not all, players guess correctly."
+)
+STORY_DESCRIBE = (
+    "You are a storyteller in a Dixit game. Create a description for your chosen image. Scoring rules: - All guess "
+    "correctly = 0 points - None guess correctly = 0 points - Some guess correctly = 3 points (optimal) Your "
+    "description should balance ambiguity and clarity, using metaphorical and emotional language."
+)
+DISTRACTOR = (
+    "You are a player in a Dixit game. Given the storyteller's description, choose one card from your hand that "
+    "could plausibly match it (but is not the target). Your goal: mislead others into choosing your card."
+)
+
+
+def _captions(observation: dict[str, Any], key: str) -> list[str] | None:
+    return list(observation[key]) if key in observation else None
+
+
+class DixitWorldAgent(LLMAgent):
+    """DixitWorld's prompts, one step at a time (registered as ``llm-cot`` for dixit).
+
+    Args:
+        listener: ``"direct"`` (direct selection, one call) or ``"entailment"`` (entailment
+            scoring: one call per candidate, 0-100, argmax).
+        **kwargs: the :class:`~cluegym.agents.llm.agent.LLMAgent` options.
+    """
+
+    games = ("dixit",)
+    style = "dixitworld"
+
+    def __init__(self, game: str, seat: str, action_space: Any, *, listener: str = "direct", **kwargs: Any) -> None:
+        if listener not in ("direct", "entailment"):
+            raise ValueError(f"listener must be 'direct' or 'entailment', got {listener!r}")
+        super().__init__(game, seat, action_space, **kwargs)
+        self.listener = listener
+
+    async def decide(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        phase = int(observation["phase"])
+        hand = np.asarray(observation["hand"])
+        h = len(hand)
+        hand_captions = _captions(observation, "hand_captions")
+        clue = str(observation["clue"])
+        if phase == STORY:
+            select = STORY_SELECT.format(h=h) + "\n" + json_answer(
+                [("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The card number (1-{h})")])
+            content = [{"type": "text", "text": select}, *labelled_images("Card", hand, hand_captions)]
+            slot = await self.ask([{"role": "user", "content": content}],
+                                  lambda t: parse_int(parse_json_answer(t)[0], 1, h, "card number") - 1, step="select_target")
+            describe = STORY_DESCRIBE + "\n" + json_answer(
+                [("reasoning", "Reasoning towards final description"), ("answer", "Your crafted Dixit description")])
+            chosen = [{"type": "text", "text": "Your chosen image" + (f" (caption: {hand_captions[slot]})" if hand_captions else "") + ":"},
+                      image_part(hand[slot])]
+            clue_text = await self.ask([{"role": "user", "content": [{"type": "text", "text": describe}, *chosen]}],
+                                       _description, step="describe", final=False, on_failure=None)
+            if clue_text is None:  # keep the chosen card; the env falls back to "(pass)" for the clue
+                clue_text = ""
+            return {"card": slot, "clue": clue_text}
+        if phase == DISTRACT:
+            text = (DISTRACTOR + f"\nThe storyteller's description: \"{clue}\"\n" + json_answer(
+                [("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The card number (1-{h})")]))
+            content = [{"type": "text", "text": text}, *labelled_images("Card", hand, hand_captions)]
+            slot = await self.ask([{"role": "user", "content": content}],
+                                  lambda t: parse_int(parse_json_answer(t)[0], 1, h, "card number") - 1, step="distractor")
+            return {"card": slot}
+        k = num_candidates(observation)
+        candidates = np.asarray(observation["candidates"])[:k]
+        captions = _captions(observation, "candidate_captions")
+        own = int(observation["own_candidate"])
+        if self.listener == "direct":
+            text = (DIRECT_SELECTION + f"\nThe storyteller's description: \"{clue}\"\n"
+                    + (f"Candidate {own + 1} is your own card: you cannot vote for it.\n" if own >= 0 else "")
+                    + json_answer([("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The candidate number (1-{k})")]))
+            content = [{"type": "text", "text": text}, *labelled_images("Candidate", candidates, captions)]
+            choice = await self.ask([{"role": "user", "content": content}],
+                                    lambda t: parse_int(parse_json_answer(t)[0], 1, k, "candidate number") - 1, step="direct_selection")
+            return {"card": choice}
+        return {"card": await self._entailment_vote(clue, candidates, captions, own)}
+
+    async def _entailment_vote(self, clue: str, candidates: np.ndarray, captions: list[str] | None, own: int) -> int:
+        prompt = ENTAILMENT_SCORING + f"\nThe clue: \"{clue}\"\n" + json_answer(
+            [("reasoning", "Detailed reasoning for the score"), ("answer", "Your numerical rating (0-100)")])
+        options = [i for i in range(len(candidates)) if i != own]
+
+        async def score(i: int) -> float:
+            image = [{"type": "text", "text": "The image" + (f" (caption: {captions[i]})" if captions else "") + ":"},
+                     image_part(candidates[i])]
+            value = await self.ask([{"role": "user", "content": [{"type": "text", "text": prompt}, *image]}],
+                                   lambda t: float(parse_int(parse_json_answer(t)[0], 0, 100, "score")),
+                                   step="entailment_score", final=False, on_failure=-1.0, extra={"candidate": i})
+            return float(value)
+
+        scores = await asyncio.gather(*(score(i) for i in options))
+        best = max(scores)
+        ties = [i for i, s in zip(options, scores) if s == best]
+        return int(ties[int(self.rng.integers(len(ties)))])
+
+
+def _description(text: str) -> str:
+    answer, _ = parse_json_answer(text)
+    clue = " ".join(str(answer).split())
+    if not clue:
+        raise ParseError('the description is empty; answer {"reasoning": ..., "answer": "your description"}')
+    return clue
+
+
+def specialist_class(seat: str) -> type[LLMAgent]:
+    return DixitWorldAgent

@@ -1,0 +1,126 @@
+"""Undercover prompts for LLM agents: the generalist's parsing and the CoT baseline.
+
+* Generalist (``llm``): the env's prompt verbatim; the reply's
+  ``ANSWER: {"description": ...}`` / ``ANSWER: {"vote": "player_3"}`` (with optional
+  ``"beliefs"``) becomes the env's ``Dict(description, vote, beliefs)`` action.
+* CoT (``llm-cot``): CoMet's chain-of-thought baseline: the same view, plus step-by-step
+  instructions (analyse every description, decide which team you are on, then speak or vote)
+  and a belief report, so SIAA/OIAA can be computed for CoT too.
+* CoMet (``comet``): see :mod:`cluegym.agents.llm.comet`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import numpy as np
+
+from cluegym.agents.llm.agent import LLMAgent
+from cluegym.agents.llm.backends import Message
+from cluegym.agents.llm.parsing import ParseError, extract_dict
+
+SPEAK, VOTE = 0, 1
+
+
+def player_name(index: int) -> str:
+    return f"player_{int(index)}"
+
+
+def player_index(value: Any, num_players: int) -> int:
+    """``"player_3"``, ``"Player 3"``, ``3`` or ``"3"`` -> 3.
+
+    Raises:
+        ParseError: no player number in range.
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number = int(value)
+    else:
+        found = re.findall(r"\d+", str(value))
+        if not found:
+            raise ParseError(f'the vote must name a player like "player_2", got {str(value)[:40]!r}')
+        number = int(found[-1])
+    if not 0 <= number < num_players:
+        raise ParseError(f"there is no player_{number}; players are player_0 to player_{num_players - 1}")
+    return number
+
+
+def beliefs_json(value: Any) -> str | None:
+    """A belief report as the env's JSON text (None when absent or not a dictionary)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+    if not isinstance(value, dict) or not value:
+        return None
+    return json.dumps(value, ensure_ascii=True)[:2000]
+
+
+def generalist_messages(observation: dict[str, Any], info: dict[str, Any], seat: str) -> list[Message]:
+    """The env's prompt, verbatim."""
+    return [{"role": "user", "content": str(observation["prompt"])}]
+
+
+def parse_action(text: str, observation: dict[str, Any], info: dict[str, Any], seat: str) -> dict[str, Any]:
+    """``{"description": ..., "beliefs": ...}`` when speaking, ``{"vote": i, "beliefs": ...}`` when voting.
+
+    Raises:
+        ParseError: no answer for the current phase.
+    """
+    phase = int(observation["phase"])
+    key = "description" if phase == SPEAK else "vote"
+    try:
+        answer = extract_dict(text, key)
+    except ParseError:
+        example = '{"description": "your one-sentence description"}' if phase == SPEAK else '{"vote": "player_X"}'
+        raise ParseError(f"no {key} found; end with ANSWER: {example}") from None
+    action: dict[str, Any] = {}
+    beliefs = beliefs_json(answer.get("beliefs"))
+    if beliefs:
+        action["beliefs"] = beliefs
+    if phase == SPEAK:
+        description = " ".join(str(answer[key]).split())
+        if not description:
+            raise ParseError("the description is empty")
+        action["description"] = description
+    else:
+        action["vote"] = player_index(answer[key], len(observation["alive"]))
+    return action
+
+
+# ------------------------------------------------------------------------------ CoT
+COT_SPEAK = (
+    "Think step by step before answering:\n"
+    "1. For every description so far, say whether it fits your word '{word}' in detail, only broadly, or not at all.\n"
+    "2. From the descriptions that do not fit, guess the other team's word.\n"
+    "3. Decide whether you are more likely a civilian (majority) or undercover (minority), and who your teammates are.\n"
+    "4. Plan a description that your teammates will recognise but that does not give your word away.\n"
+    'Then answer: ANSWER: {{"description": "...", "beliefs": {{"self": "civilian or undercover", '
+    '"others": {{"player_X": "civilian or undercover", ...}}, "other_word": "..."}}}}'
+)
+COT_VOTE = (
+    "Think step by step before answering:\n"
+    "1. For every description so far, say whether it fits your word '{word}' in detail, only broadly, or not at all.\n"
+    "2. Decide whether you are more likely a civilian (majority) or undercover (minority), and who your teammates are.\n"
+    "3. Choose the living player most likely on the other team.\n"
+    'Then answer: ANSWER: {{"vote": "player_X", "beliefs": {{"self": "civilian or undercover", '
+    '"others": {{"player_X": "civilian or undercover", ...}}, "other_word": "..."}}}}'
+)
+
+
+class UndercoverCoTAgent(LLMAgent):
+    """CoMet's CoT baseline for Undercover (registered as ``llm-cot`` for undercover)."""
+
+    games = ("undercover",)
+    style = "undercover-cot"
+
+    async def decide(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        guide = COT_SPEAK if int(observation["phase"]) == SPEAK else COT_VOTE
+        messages = [{"role": "user", "content": str(observation["prompt"]) + "\n\n" + guide.format(word=observation["word"])}]
+        return await self.ask(messages, lambda t: parse_action(t, observation, info, self.seat), step="cot")
+
+
+def specialist_class(seat: str) -> type[LLMAgent]:
+    return UndercoverCoTAgent

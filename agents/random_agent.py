@@ -1,0 +1,60 @@
+"""A uniformly random legal player for every seat of every game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from cluegym.agents.base import Agent
+
+
+class RandomAgent(Agent):
+    """Samples a legal action: masked discrete choices, random words for text actions.
+
+    Text actions are filled with words from the game module's ``random_vocabulary()`` when it
+    defines one (e.g. Decrypto's hint nouns), else from a small built-in list, so that a random
+    player produces well-formed (though meaningless) clues instead of line noise.
+
+    Example:
+        >>> agent = RandomAgent("decrypto", "eve", env.action_space("eve"), seed=0)
+        >>> agent.act(obs, info)
+    """
+
+    _FALLBACK_WORDS = (
+        "river", "stone", "light", "garden", "music", "paper", "winter", "bridge",
+        "cloud", "engine", "forest", "silver", "window", "animal", "ocean", "market",
+    )
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        mask = None
+        if isinstance(observation, dict) and "action_mask" in observation:
+            mask = observation["action_mask"]
+        elif "action_mask" in info:
+            mask = info["action_mask"]
+        return self._sample(self.action_space, mask, self._words())
+
+    def _words(self) -> tuple[str, ...]:
+        if not hasattr(self, "_vocabulary"):
+            import cluegym
+
+            provider = getattr(cluegym.env_module(self.game), "random_vocabulary", None)
+            self._vocabulary = tuple(provider()) if provider else self._FALLBACK_WORDS
+        return self._vocabulary
+
+    def _sample(self, space: gymnasium.Space, mask: Any, words: Any) -> Any:
+        if isinstance(space, gymnasium.spaces.Discrete):
+            legal = np.arange(space.n) if mask is None else np.flatnonzero(np.asarray(mask))
+            if legal.size == 0:
+                legal = np.arange(space.n)
+            return int(space.start + self.rng.choice(legal))
+        if isinstance(space, gymnasium.spaces.Text):
+            return str(words[int(self.rng.integers(len(words)))])[: space.max_length]
+        if isinstance(space, gymnasium.spaces.Tuple):
+            masks = mask if isinstance(mask, (tuple, list)) else [None] * len(space.spaces)
+            return tuple(self._sample(s, m, words) for s, m in zip(space.spaces, masks))
+        if isinstance(space, gymnasium.spaces.Dict):
+            masks = mask if isinstance(mask, dict) else {}
+            return {k: self._sample(s, masks.get(k), words) for k, s in space.spaces.items()}
+        return space.sample()

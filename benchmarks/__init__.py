@@ -1,0 +1,1 @@
+"""Benchmarks: matches and tournaments, DixitBench, paper reproductions, throughput."""

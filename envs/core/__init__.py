@@ -1,0 +1,28 @@
+"""Shared machinery for every cluegym game: the AEC adapter, spaces, text checks, records.
+
+Names load lazily so that a game's pure ``rules.py`` can import :mod:`.text` without
+pulling in gymnasium or PettingZoo.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "ClueGameEnv": "base", "wrap": "base",
+    "ReplayMismatch": "record", "digest": "record", "replay": "record", "replay_env": "record",
+    "to_jsonable": "record", "transcript": "record",
+    "int_box": "spaces", "mask_space": "spaces", "pad_texts": "spaces", "text_space": "spaces",
+    "text_tuple": "spaces",
+    "read_word_list": "data", "shipped_word_list": "data", "word_list_option": "data",
+    "CHARSET": "text", "first_mention": "text", "mentions_word": "text", "stem": "text",
+    "to_charset": "text", "tokens": "text",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

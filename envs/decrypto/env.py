@@ -1,0 +1,277 @@
+"""Decrypto as a PettingZoo AEC environment (``cluegym.envs.decrypto_v0``).
+
+Game card
+---------
+Seats: ``alice`` (encoder), ``bob`` (decoder), ``eve`` (interceptor). Alice and Bob share 4
+secret keywords drawn from a shipped list of ~680 concrete nouns (or yours). Each turn Alice
+gets a secret code of 3 distinct digits 1-4 (24 codes, never repeated in a game) and gives 3
+hints of 1-2 words in code order; a hint that is, contains, or shares a stem with a keyword is
+rejected. Bob, then Eve, guess the code independently (Eve from turn 1, never seeing Bob's
+guess); then code, hints and guesses are public. Two miscommunications (Bob wrong) or two
+interceptions (Eve right) and Eve wins; surviving 8 turns wins for Alice and Bob.
+
+Order per turn: alice -> bob -> eve.
+
+Observations (``Dict``), per seat:
+    prompt: the paper's system + turn prompt for the seat (appendix A.2/A.3), with all turn
+        summaries, hint history per keyword, code history and token counts.
+    turn: current turn (0-based).
+    keywords: the 4 keywords (alice, bob only).
+    code: this turn's code, digits 1-4 (alice only).
+    hints: this turn's hints ("" until given).
+    hint_history: per keyword, its revealed hints, oldest first, padded with "".
+    code_history: revealed codes, one row per past turn, 0-padded.
+    guess_history: per past turn, Bob's and Eve's guesses, 0-padded.
+    tokens: [miscommunications, interceptions].
+    action_mask: (bob, eve) 1 for codes that can still occur (revealed codes never recur).
+
+Actions:
+    alice: ``Tuple(Text, Text, Text)``, the hints in code order.
+    bob, eve: ``Discrete(24)``, an index into :data:`CODES` (``CODES[i] == (1, 2, 3)`` etc.).
+
+Invalid actions (a hint that breaks the rules, a non-code, a masked code) are rejected with
+the reason in ``infos[seat]["error"]`` and the same seat acts again, up to ``max_retries``.
+Fallback: for Alice each invalid hint becomes ``"(pass)"``; for Bob/Eve a random legal code.
+
+Rewards: +1 to the winning side, -1 to the losing side, at the end. ``infos[seat]["last_turn"]``
+holds the last resolved turn (code, hints, guesses, miscommunication, interception).
+
+Example:
+    >>> from cluegym.envs import decrypto_v0
+    >>> env = decrypto_v0.env()
+    >>> env.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = env.last()
+    >>> print(obs["prompt"])
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+
+from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.core.data import shipped_word_list, word_list_option
+from cluegym.envs.decrypto.prompts import full_prompt
+from cluegym.envs.decrypto.rules import (
+    PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, DecryptoState, all_codes, format_code, metrics,
+)
+
+__all__ = ["CODES", "DecryptoEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS"]
+
+#: The 24 codes of the default game, in the order of the Discrete actions.
+CODES: tuple[tuple[int, ...], ...] = all_codes()
+#: Agents used by ``cluegym run decrypto`` for seats not given on the command line.
+DEFAULT_AGENTS: dict[str, str] = {"alice": "glove:k=16", "bob": "glove", "eve": "word2vec"}
+PROMPT_MAX_CHARS = 20_000
+WORD_MAX_CHARS = 40
+
+
+def random_vocabulary() -> tuple[str, ...]:
+    """The shipped hint vocabulary (~5,000 nouns), used by the random agent for hints."""
+    return shipped_word_list("cluegym.envs.decrypto", "hint_vocab.txt")
+
+
+class DecryptoEnv(ClueGameEnv):
+    """Decrypto, 3 seats (see the module docstring for the full game card).
+
+    Args:
+        max_turns: turns Alice and Bob must survive (default 8).
+        miscommunication_limit: miscommunications that lose the game (default 2).
+        interception_limit: interceptions that lose the game (default 2).
+        code_length: digits per code (default 3).
+        num_keywords: keywords per game (default 4).
+        keywords: keyword pool: None for the shipped list, a path to a word-list file, or a
+            list of words. ``reset(options={"keywords": [...]})`` fixes one game's keywords.
+        max_retries: resubmissions allowed after an invalid action (default 3).
+        render_mode: ``"human"`` or ``"ansi"``.
+    """
+
+    metadata = {"name": "decrypto_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    game_id = "decrypto_v0"
+
+    def __init__(
+        self,
+        *,
+        max_turns: int = 8,
+        miscommunication_limit: int = 2,
+        interception_limit: int = 2,
+        code_length: int = 3,
+        num_keywords: int = 4,
+        keywords: str | Path | Sequence[str] | None = None,
+        max_retries: int = 3,
+        render_mode: str | None = None,
+        record_observations: bool = True,
+    ) -> None:
+        self.game_config = DecryptoConfig(
+            num_keywords=num_keywords, code_length=code_length, max_turns=max_turns,
+            miscommunication_limit=miscommunication_limit, interception_limit=interception_limit,
+        )
+        self.keyword_pool = word_list_option(keywords, "cluegym.envs.decrypto", "keywords.txt")
+        if len(self.keyword_pool) < num_keywords:
+            raise ValueError(f"keyword list has {len(self.keyword_pool)} words; need >= {num_keywords}")
+        super().__init__(
+            max_retries=max_retries, render_mode=render_mode, record_observations=record_observations,
+            config={
+                "max_turns": max_turns, "miscommunication_limit": miscommunication_limit,
+                "interception_limit": interception_limit, "code_length": code_length,
+                "num_keywords": num_keywords,
+                "keywords": None if keywords is None else (str(keywords) if isinstance(keywords, (str, Path)) else list(self.keyword_pool)),
+            },
+        )
+        self.rules = DecryptoRules(self.game_config)
+        self.codes = self.rules.codes
+        self.possible_agents = list(SEATS)
+        self.observation_spaces = {seat: self._make_observation_space(seat) for seat in SEATS}
+        self.action_spaces = {
+            "alice": text_tuple(code_length, WORD_MAX_CHARS),
+            "bob": gymnasium.spaces.Discrete(len(self.codes)),
+            "eve": gymnasium.spaces.Discrete(len(self.codes)),
+        }
+        self.state: DecryptoState | None = None
+        self.last_turn: dict[str, Any] | None = None
+        self._rejected_hints: tuple[Any, ...] | None = None
+
+    def _make_observation_space(self, seat: str) -> gymnasium.spaces.Dict:
+        cfg = self.game_config
+        n, k, t = cfg.num_keywords, cfg.code_length, cfg.max_turns
+        spaces: dict[str, gymnasium.Space] = {
+            "prompt": text_space(PROMPT_MAX_CHARS),
+            "turn": gymnasium.spaces.Discrete(t + 1),
+            "hints": text_tuple(k, WORD_MAX_CHARS),
+            "hint_history": gymnasium.spaces.Tuple([text_tuple(t, WORD_MAX_CHARS) for _ in range(n)]),
+            "code_history": int_box(n, (t, k)),
+            "guess_history": int_box(n, (t, 2, k)),
+            "tokens": int_box(t, (2,)),
+        }
+        if seat in ("alice", "bob"):
+            spaces["keywords"] = text_tuple(n, WORD_MAX_CHARS)
+        if seat == "alice":
+            spaces["code"] = int_box(n, (k,))
+        else:
+            spaces["action_mask"] = mask_space(len(all_codes(n, k)))
+        return gymnasium.spaces.Dict(spaces)
+
+    # ------------------------------------------------------------------ hooks
+    def _new_game(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
+        fixed = (options or {}).get("keywords")
+        self.state = self.rules.new_game(rng, keyword_pool=self.keyword_pool, keywords=fixed)
+        self.last_turn = None
+        self._rejected_hints = None
+
+    def _to_move(self) -> str | None:
+        return self.rules.to_move(self.state)
+
+    def _observe(self, agent: str) -> dict[str, Any]:
+        state, cfg = self.state, self.game_config
+        n, k, t = cfg.num_keywords, cfg.code_length, cfg.max_turns
+        code_history = np.zeros((t, k), dtype=np.int64)
+        guess_history = np.zeros((t, 2, k), dtype=np.int64)
+        for i, record in enumerate(state.history):
+            code_history[i] = record.code
+            guess_history[i, 0] = record.bob_guess
+            guess_history[i, 1] = record.eve_guess
+        obs: dict[str, Any] = {
+            "prompt": full_prompt(agent, state, cfg),
+            "turn": min(state.turn, t),
+            "hints": pad_texts(state.hints, k),
+            "hint_history": tuple(pad_texts(h, t) for h in state.hint_history(n)),
+            "code_history": code_history,
+            "guess_history": guess_history,
+            "tokens": np.array([state.miscommunications, state.interceptions], dtype=np.int64),
+        }
+        if agent in ("alice", "bob"):
+            obs["keywords"] = tuple(state.keywords)
+        if agent == "alice":
+            obs["code"] = np.array(state.code if state.code else (0,) * k, dtype=np.int64)
+        else:
+            obs["action_mask"] = self.rules.legal_code_mask(state)
+        return obs
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        return {"last_turn": self.last_turn} if self.last_turn is not None else {}
+
+    def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
+        if agent == "alice":
+            self._rejected_hints = None
+            error = self.rules.hints_error(action, self.state.keywords)
+            if error is not None:
+                self._rejected_hints = tuple(action) if isinstance(action, (list, tuple)) else None
+                return None, error
+            return tuple(str(h) for h in action), None
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            return None, f"a guess must be an integer code index in 0..{len(self.codes) - 1}, got {action!r}"
+        index = int(action)
+        if not 0 <= index < len(self.codes):
+            return None, f"code index {index} is out of range 0..{len(self.codes) - 1}"
+        if not self.rules.legal_code_mask(self.state)[index]:
+            return None, f"code {format_code(self.codes[index])} was already revealed and cannot recur"
+        return index, None
+
+    def _fallback_action(self, agent: str) -> tuple[Any, str]:
+        if agent == "alice":
+            k = self.game_config.code_length
+            given = self._rejected_hints if self._rejected_hints and len(self._rejected_hints) == k else (None,) * k
+            hints = tuple(
+                str(h).strip() if self.rules.hint_error(h, self.state.keywords) is None else PASS_HINT
+                for h in given
+            )
+            return hints, f"invalid hints replaced by {PASS_HINT!r}: {list(hints)}"
+        legal = np.flatnonzero(self.rules.legal_code_mask(self.state))
+        index = int(legal[int(self.rng.integers(len(legal)))])
+        return index, f"random legal code {format_code(self.codes[index])}"
+
+    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
+        state = self.state
+        if agent == "alice":
+            self.rules.give_hints(state, action)
+            return [{"type": "hints", "turn": state.turn, "hints": list(state.hints)}]
+        self.rules.guess(state, agent, self.codes[action])
+        events: list[dict[str, Any]] = [{"type": "guess", "seat": agent, "turn": state.turn}]
+        if self.rules.next_guesser(state) is None:
+            record = self.rules.resolve_turn(state, self.rng)
+            self.last_turn = record.as_dict()
+            events.append({"type": "reveal", **self.last_turn})
+            if state.winner is not None:
+                events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
+        return events
+
+    def _final_rewards(self) -> dict[str, float]:
+        return self.rules.rewards(self.state)
+
+    def _result(self) -> dict[str, Any]:
+        return self.rules.result(self.state)
+
+    def action_from_json(self, agent: str, action: Any) -> Any:
+        return tuple(action) if agent == "alice" and isinstance(action, list) else action
+
+    def _render_text(self) -> str:
+        state = self.state
+        lines = [
+            f"Decrypto - turn {min(state.turn + 1, self.game_config.max_turns)}/{self.game_config.max_turns}"
+            f"  miscommunications {state.miscommunications}  interceptions {state.interceptions}",
+            f"keywords: {', '.join(f'{i}={k}' for i, k in enumerate(state.keywords, 1))}",
+        ]
+        for r in state.history:
+            flags = ("MISCOMMUNICATION " if r.bob_guess != r.code else "") + ("INTERCEPTION" if r.eve_guess == r.code else "")
+            lines.append(
+                f"  turn {r.turn + 1}: code {format_code(r.code)} hints {list(r.hints)} "
+                f"bob {format_code(r.bob_guess)} eve {format_code(r.eve_guess)} {flags}".rstrip()
+            )
+        if state.phase == "over":
+            lines.append(f"winner: {state.winner} ({state.end_reason})")
+        elif state.hints:
+            lines.append(f"  turn {state.turn + 1}: hints {list(state.hints)} (guessing)")
+        return "\n".join(lines)
+
+
+def raw_env(**kwargs: Any) -> DecryptoEnv:
+    """The unwrapped :class:`DecryptoEnv`."""
+    return DecryptoEnv(**kwargs)
+
+
+def env(**kwargs: Any):
+    """:class:`DecryptoEnv` with PettingZoo's order-enforcing wrapper."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,320 @@
+"""Decrypto rules (3-player variant of the Decrypto benchmark paper), as pure Python.
+
+Alice (encoder) and Bob (decoder) share 4 secret keywords; Eve (interceptor) does not. Each
+turn Alice draws a secret code of 3 distinct digits 1-4 (never repeated in a game) and gives
+one hint per digit. Bob and Eve guess the code independently, then the code is revealed.
+A wrong Bob is a miscommunication, a right Eve an interception; two of either and Eve wins.
+Surviving all turns wins for Alice and Bob.
+
+Example:
+    >>> rules = DecryptoRules(DecryptoConfig())
+    >>> state = rules.new_game(np.random.default_rng(0), keyword_pool=["apple", "bird", ...])
+    >>> rules.give_hints(state, ("fruit", "wing", "tower"))
+    >>> rules.guess(state, "bob", state.code); rules.guess(state, "eve", (1, 2, 3))
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from cluegym.envs.core.text import first_mention, to_charset
+
+SEATS: tuple[str, str, str] = ("alice", "bob", "eve")
+#: Shown in place of a hint that was rejected too often (the fallback): it carries no meaning.
+PASS_HINT = "(pass)"
+_HINT_WORD = re.compile(r"^[A-Za-z][A-Za-z'-]*$")
+
+
+@dataclass(frozen=True)
+class DecryptoConfig:
+    """Game options. Defaults are the paper's.
+
+    Attributes:
+        num_keywords: secret keywords per game (digits run 1..num_keywords).
+        code_length: digits per code (distinct).
+        max_turns: turns Alice and Bob must survive.
+        miscommunication_limit: miscommunication tokens that make Eve win.
+        interception_limit: interception tokens that make Eve win.
+        max_hint_words: words allowed per hint (1..this).
+        max_hint_chars: characters allowed per hint.
+    """
+
+    num_keywords: int = 4
+    code_length: int = 3
+    max_turns: int = 8
+    miscommunication_limit: int = 2
+    interception_limit: int = 2
+    max_hint_words: int = 2
+    max_hint_chars: int = 40
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.num_keywords <= 9:
+            raise ValueError(f"num_keywords must be in 2..9, got {self.num_keywords}")
+        if not 1 <= self.code_length <= self.num_keywords:
+            raise ValueError(f"code_length must be in 1..num_keywords, got {self.code_length}")
+        n_codes = len(all_codes(self.num_keywords, self.code_length))
+        if not 1 <= self.max_turns <= n_codes:
+            raise ValueError(f"max_turns must be in 1..{n_codes} (distinct codes), got {self.max_turns}")
+        for name in ("miscommunication_limit", "interception_limit", "max_hint_words", "max_hint_chars"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+
+
+def all_codes(num_keywords: int = 4, code_length: int = 3) -> tuple[tuple[int, ...], ...]:
+    """Every code: ordered tuples of distinct digits 1..num_keywords (24 for the defaults)."""
+    return tuple(itertools.permutations(range(1, num_keywords + 1), code_length))
+
+
+def format_code(code: Sequence[int] | None) -> str:
+    """``(3, 1, 4)`` -> ``"3-1-4"`` (``"none"`` for a missing code)."""
+    return "-".join(str(int(d)) for d in code) if code is not None else "none"
+
+
+@dataclass
+class TurnRecord:
+    """One resolved turn, public once the code is revealed."""
+
+    turn: int
+    code: tuple[int, ...]
+    hints: tuple[str, ...]
+    bob_guess: tuple[int, ...]
+    eve_guess: tuple[int, ...]
+
+    @property
+    def miscommunication(self) -> bool:
+        return self.bob_guess != self.code
+
+    @property
+    def interception(self) -> bool:
+        return self.eve_guess == self.code
+
+    def as_dict(self) -> dict:
+        return {
+            "turn": self.turn, "code": list(self.code), "hints": list(self.hints),
+            "bob_guess": list(self.bob_guess), "eve_guess": list(self.eve_guess),
+            "miscommunication": self.miscommunication, "interception": self.interception,
+        }
+
+
+@dataclass
+class DecryptoState:
+    """Everything about one game. ``phase`` is ``"encode"``, ``"decode"`` or ``"over"``."""
+
+    keywords: tuple[str, ...]
+    turn: int = 0
+    phase: str = "encode"
+    code: tuple[int, ...] = ()
+    hints: tuple[str, ...] = ()
+    guesses: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    history: list[TurnRecord] = field(default_factory=list)
+    miscommunications: int = 0
+    interceptions: int = 0
+    winner: str | None = None  # "encoders" or "interceptor"
+    end_reason: str | None = None  # "miscommunications", "interceptions" or "survived"
+
+    def hint_history(self, num_keywords: int) -> list[list[str]]:
+        """Revealed hints per keyword (index 0 = keyword 1), oldest first."""
+        per_keyword: list[list[str]] = [[] for _ in range(num_keywords)]
+        for record in self.history:
+            for digit, hint in zip(record.code, record.hints):
+                per_keyword[digit - 1].append(hint)
+        return per_keyword
+
+    @property
+    def used_codes(self) -> set[tuple[int, ...]]:
+        return {r.code for r in self.history} | ({self.code} if self.code else set())
+
+
+class DecryptoRules:
+    """The transitions of Decrypto. All randomness comes from the generator passed in.
+
+    Args:
+        config: the game options.
+    """
+
+    def __init__(self, config: DecryptoConfig | None = None) -> None:
+        self.config = config or DecryptoConfig()
+        self.codes = all_codes(self.config.num_keywords, self.config.code_length)
+        self.code_index = {code: i for i, code in enumerate(self.codes)}
+
+    # ----------------------------------------------------------------- setup
+    def new_game(
+        self,
+        rng: np.random.Generator,
+        keyword_pool: Sequence[str] | None = None,
+        keywords: Sequence[str] | None = None,
+    ) -> DecryptoState:
+        """Start a game with ``keywords`` or ones drawn from ``keyword_pool``; draw turn 1's code."""
+        n = self.config.num_keywords
+        if keywords is None:
+            if keyword_pool is None or len(keyword_pool) < n:
+                raise ValueError(f"need a keyword pool of at least {n} words")
+            picks = rng.choice(len(keyword_pool), size=n, replace=False)
+            keywords = [keyword_pool[int(i)] for i in picks]
+        keywords = tuple(str(k).strip().lower() for k in keywords)
+        if len(keywords) != n or len(set(keywords)) != n or not all(keywords):
+            raise ValueError(f"need {n} distinct non-empty keywords, got {list(keywords)}")
+        state = DecryptoState(keywords=keywords)
+        self._draw_code(state, rng)
+        return state
+
+    def _draw_code(self, state: DecryptoState, rng: np.random.Generator) -> None:
+        unused = [c for c in self.codes if c not in state.used_codes]
+        state.code = unused[int(rng.integers(len(unused)))]
+
+    # ------------------------------------------------------------ validation
+    def hint_error(self, hint: object, keywords: Sequence[str]) -> str | None:
+        """Why ``hint`` is not a valid hint for these keywords, or None if it is.
+
+        A hint is 1..max_hint_words words of letters (inner ``'``/``-`` allowed), and must not
+        equal or contain any keyword or share a keyword's stem (``fireman`` for ``fire``).
+        """
+        if not isinstance(hint, str):
+            return f"a hint must be a string, got {type(hint).__name__}"
+        text = to_charset(hint).strip()
+        if not text:
+            return "a hint must not be empty"
+        if len(text) > self.config.max_hint_chars:
+            return f"hint {text[:20]!r}... is longer than {self.config.max_hint_chars} characters"
+        words = text.split()
+        if len(words) > self.config.max_hint_words:
+            return f"hint {text!r} has {len(words)} words; hints are 1-{self.config.max_hint_words} words"
+        bad = [w for w in words if not _HINT_WORD.match(w)]
+        if bad:
+            return f"hint {text!r} must be made of words (letters only), not {bad[0]!r}"
+        keyword = first_mention(text, keywords)
+        if keyword is not None:
+            return f"hint {text!r} is or contains the keyword {keyword!r} (or its stem)"
+        return None
+
+    def hints_error(self, hints: object, keywords: Sequence[str]) -> str | None:
+        """Why a set of hints is invalid (wrong count or an invalid hint), or None."""
+        if isinstance(hints, str) or not isinstance(hints, (list, tuple)):
+            return f"hints must be a tuple of {self.config.code_length} strings, got {type(hints).__name__}"
+        if len(hints) != self.config.code_length:
+            return f"expected {self.config.code_length} hints (one per code digit), got {len(hints)}"
+        for i, hint in enumerate(hints):
+            error = self.hint_error(hint, keywords)
+            if error is not None:
+                return f"hint {i + 1}: {error}"
+        return None
+
+    # ----------------------------------------------------------- transitions
+    def give_hints(self, state: DecryptoState, hints: Sequence[str]) -> None:
+        """Alice's move. Hints must already be validated (or be the fallback)."""
+        if state.phase != "encode":
+            raise RuntimeError(f"cannot give hints in phase {state.phase!r}")
+        state.hints = tuple(to_charset(h).strip() for h in hints)
+        state.guesses = {}
+        state.phase = "decode"
+
+    def guess(self, state: DecryptoState, seat: str, code: Sequence[int]) -> None:
+        """Bob's or Eve's guess; each guesses once per turn, without seeing the other's."""
+        if state.phase != "decode" or seat not in ("bob", "eve") or seat in state.guesses:
+            raise RuntimeError(f"{seat!r} cannot guess now (phase {state.phase!r})")
+        code = tuple(int(d) for d in code)
+        if code not in self.code_index:
+            raise ValueError(f"{format_code(code)} is not a valid code")
+        state.guesses[seat] = code
+
+    def next_guesser(self, state: DecryptoState) -> str | None:
+        """Who still has to guess this turn (Bob first, then Eve)."""
+        for seat in ("bob", "eve"):
+            if seat not in state.guesses:
+                return seat
+        return None
+
+    def resolve_turn(self, state: DecryptoState, rng: np.random.Generator) -> TurnRecord:
+        """Reveal the code, award tokens, end the game or start the next turn."""
+        record = TurnRecord(
+            turn=state.turn, code=state.code, hints=state.hints,
+            bob_guess=state.guesses["bob"], eve_guess=state.guesses["eve"],
+        )
+        state.history.append(record)
+        state.miscommunications += record.miscommunication
+        state.interceptions += record.interception
+        cfg = self.config
+        if state.miscommunications >= cfg.miscommunication_limit:
+            state.winner, state.end_reason = "interceptor", "miscommunications"
+        elif state.interceptions >= cfg.interception_limit:
+            state.winner, state.end_reason = "interceptor", "interceptions"
+        elif state.turn + 1 >= cfg.max_turns:
+            state.winner, state.end_reason = "encoders", "survived"
+        state.turn += 1
+        state.hints, state.guesses = (), {}
+        if state.winner is not None:
+            state.phase, state.code = "over", ()
+        else:
+            state.phase = "encode"
+            self._draw_code(state, rng)
+        return record
+
+    def to_move(self, state: DecryptoState) -> str | None:
+        """The seat to act: Alice when encoding, then Bob, then Eve; None when over."""
+        if state.phase == "encode":
+            return "alice"
+        if state.phase == "decode":
+            return self.next_guesser(state)
+        return None
+
+    def legal_code_mask(self, state: DecryptoState) -> np.ndarray:
+        """1 for codes that can still be this turn's code (revealed codes never recur)."""
+        revealed = {r.code for r in state.history}
+        return np.array([c not in revealed for c in self.codes], dtype=np.int8)
+
+    def rewards(self, state: DecryptoState) -> dict[str, float]:
+        """+1 for the winning side, -1 for the losing side, 0 while the game runs."""
+        if state.winner is None:
+            return {seat: 0.0 for seat in SEATS}
+        sign = 1.0 if state.winner == "encoders" else -1.0
+        return {"alice": sign, "bob": sign, "eve": -sign}
+
+    def result(self, state: DecryptoState) -> dict:
+        """The outcome of a finished game, for :func:`metrics`."""
+        return {
+            "winner": state.winner,
+            "end_reason": state.end_reason,
+            "turns": len(state.history),
+            "miscommunications": state.miscommunications,
+            "interceptions": state.interceptions,
+            "keywords": list(state.keywords),
+            "history": [r.as_dict() for r in state.history],
+        }
+
+
+def metrics(results: Sequence[dict]) -> dict[str, float]:
+    """The paper's metrics over finished games' results (``record["result"]``).
+
+    Returns:
+        games; ``encoder_win_rate`` (the survival rate); ``miscommunication_end_rate`` and
+        ``interception_end_rate`` (share of games ending that way, Figure 2 left);
+        ``avg_turns`` and ``avg_turns_sem`` (Figure 2 right); ``avg_miscommunications``,
+        ``avg_interceptions``; ``miscommunication_rate`` and ``interception_rate`` (events per
+        turn played, the paper's event rate); ``invalid_actions``/``fallbacks`` per game.
+    """
+    n = len(results)
+    if n == 0:
+        return {"games": 0}
+    turns = np.array([r["turns"] for r in results], dtype=float)
+    total_turns = max(turns.sum(), 1.0)
+    mis = np.array([r["miscommunications"] for r in results], dtype=float)
+    inter = np.array([r["interceptions"] for r in results], dtype=float)
+    return {
+        "games": n,
+        "encoder_win_rate": float(np.mean([r["winner"] == "encoders" for r in results])),
+        "miscommunication_end_rate": float(np.mean([r["end_reason"] == "miscommunications" for r in results])),
+        "interception_end_rate": float(np.mean([r["end_reason"] == "interceptions" for r in results])),
+        "avg_turns": float(turns.mean()),
+        "avg_turns_sem": float(turns.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
+        "avg_miscommunications": float(mis.mean()),
+        "avg_interceptions": float(inter.mean()),
+        "miscommunication_rate": float(mis.sum() / total_turns),
+        "interception_rate": float(inter.sum() / total_turns),
+        "invalid_actions": float(np.mean([r.get("invalid_actions", 0) for r in results])),
+        "fallbacks": float(np.mean([r.get("fallbacks", 0) for r in results])),
+    }

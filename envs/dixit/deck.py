@@ -1,0 +1,308 @@
+"""Dixit card decks: a folder of images plus optional captions.
+
+A :class:`Deck` is a list of card ids (the image file stems, e.g. ``"card_000"``), the image
+file of each card, and optionally a caption per card (``{card id: caption}``, the format of
+DixitWorld's ``image_captions_dixit.json``). Images are read lazily, on first use, resized to
+one fixed size (letterboxed: the aspect ratio is kept and the rest filled) and cached in
+memory as ``uint8`` arrays of shape ``(H, W, 3)``.
+
+Two sizes matter:
+
+* ``deck.image(card_id)``: the full card (default 460x305, portrait, like DixitWorld's cards),
+  for VLM agents and for rendering.
+* ``deck.image(card_id, size=(96, 64))``: a small copy for observations. A hand of 4-6 full
+  cards is ~2.5 MB per observation; RL observations should carry the small copies (a
+  ``Box(0, 255, (n, 96, 64, 3), uint8)``), cached per size like the full images.
+
+The shipped default deck (96 dreamlike cards composed from public-domain openclipart art by
+``scripts/build_dixit_deck.py``, with captions) is :func:`load_default_deck`; a user deck, for
+instance the DixitWorld images, is ``load_deck(folder, captions=...)``.
+
+Numpy and Pillow only; nothing is read at import time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+#: Image file suffixes a deck folder may hold (case-insensitive).
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+#: Full card size (height, width): DixitWorld's cards are portrait, about 305x460 pixels.
+DEFAULT_IMAGE_SIZE = (460, 305)
+#: Observation thumbnail size (height, width) used by :meth:`Deck.image` callers by default.
+THUMBNAIL_SIZE = (96, 64)
+#: Background colour of the letterbox bars.
+LETTERBOX_FILL = (0, 0, 0)
+
+
+class DeckError(ValueError):
+    """A deck folder or caption file that cannot be used; the message says why."""
+
+
+@dataclass
+class Deck:
+    """Card ids, their image files and (optionally) their captions.
+
+    Attributes:
+        card_ids: sorted card ids (image file stems).
+        paths: card id -> image file.
+        captions: card id -> caption, or None when the deck has no captions. A caption file
+            may cover only some cards; :meth:`caption` returns None for the others.
+        image_size: (height, width) of :meth:`image` without ``size``.
+        name: a label for messages and logs (the folder name by default).
+    """
+
+    card_ids: tuple[str, ...]
+    paths: dict[str, Path]
+    captions: dict[str, str] | None = None
+    image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE
+    name: str = "deck"
+    _cache: dict[tuple[str, tuple[int, int]], np.ndarray] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.card_ids = tuple(self.card_ids)
+        self.image_size = _check_size(self.image_size, "image_size")
+        missing = [c for c in self.card_ids if c not in self.paths]
+        if missing:
+            raise DeckError(f"deck {self.name!r}: no image file for cards {missing[:5]}")
+
+    def __len__(self) -> int:
+        return len(self.card_ids)
+
+    def __contains__(self, card_id: object) -> bool:
+        return card_id in self.paths
+
+    def __iter__(self):
+        return iter(self.card_ids)
+
+    def index(self, card_id: str) -> int:
+        """Position of a card id in :attr:`card_ids`."""
+        try:
+            return self.card_ids.index(card_id)
+        except ValueError:
+            raise KeyError(f"card {card_id!r} is not in deck {self.name!r}") from None
+
+    def caption(self, card_id: str) -> str | None:
+        """The caption of a card, or None when the deck has none for it."""
+        self._check_card(card_id)
+        return None if self.captions is None else self.captions.get(card_id)
+
+    def image(self, card_id: str, size: tuple[int, int] | None = None) -> np.ndarray:
+        """The card's image as a read-only ``uint8`` array of shape ``(height, width, 3)``.
+
+        Args:
+            card_id: a card of this deck.
+            size: ``(height, width)``; None -> :attr:`image_size` (the full card). Pass a small
+                size such as :data:`THUMBNAIL_SIZE` ``(96, 64)`` for observations: full cards
+                are ~420 KB each, thumbnails ~18 KB. Every size is cached once per card.
+
+        Raises:
+            KeyError: for a card id that is not in the deck.
+            DeckError: when the image file cannot be read (the message names the file).
+        """
+        self._check_card(card_id)
+        size = self.image_size if size is None else _check_size(size, "size")
+        key = (card_id, size)
+        cached = self._cache.get(key)
+        if cached is None:
+            if size != self.image_size:
+                # downscale from the cached full card: one file read per card
+                full = _from_array(self.image(card_id))
+                cached = _letterbox(full, size)
+            else:
+                cached = _letterbox(_open_rgb(self.paths[card_id]), size)
+            cached.setflags(write=False)
+            self._cache[key] = cached
+        return cached
+
+    def images(self, card_ids, size: tuple[int, int] | None = None) -> np.ndarray:
+        """Stacked images of several cards: ``uint8`` array ``(n, height, width, 3)``."""
+        size = self.image_size if size is None else _check_size(size, "size")
+        ids = list(card_ids)
+        if not ids:
+            return np.zeros((0, *size, 3), dtype=np.uint8)
+        return np.stack([self.image(c, size) for c in ids])
+
+    def preload(self, size: tuple[int, int] | None = None) -> "Deck":
+        """Read every image now (e.g. to fail early on a broken file); returns the deck."""
+        for card_id in self.card_ids:
+            self.image(card_id, size)
+        return self
+
+    def clear_cache(self) -> None:
+        """Forget the cached images (they are read again on next use)."""
+        self._cache.clear()
+
+    def _check_card(self, card_id: str) -> None:
+        if card_id not in self.paths:
+            raise KeyError(f"card {card_id!r} is not in deck {self.name!r}")
+
+
+# ------------------------------------------------------------------------------------------
+# Loading
+# ------------------------------------------------------------------------------------------
+
+def load_deck(folder: str | Path, captions: str | Path | Mapping[str, str] | None = None,
+              image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE, min_cards: int = 1,
+              name: str | None = None) -> Deck:
+    """A deck from a folder of images (png/jpg/jpeg/webp) and optional captions.
+
+    Card ids are the image file stems, sorted. Images are not read here (only listed):
+    they load lazily on first use, see :meth:`Deck.image`.
+
+    Args:
+        folder: the folder holding the card images (not searched recursively).
+        captions: a JSON file mapping card id -> caption (as DixitWorld's
+            ``image_captions_dixit.json``), or such a mapping. None -> ``captions.json`` in
+            the folder when present, else no captions. Keys may also be file names
+            (``"card_000.jpg"``); they are matched by stem.
+        image_size: (height, width) of the full images; default 460x305 portrait.
+        min_cards: the fewest cards the caller can play with (e.g. players x hand size + the
+            cards dealt in a game).
+        name: a label for messages; default the folder name.
+
+    Raises:
+        DeckError: the folder does not exist or is not a folder; it holds no images; two
+            images share a stem; the captions file is missing, not JSON, not an object of
+            strings, or names cards that are not in the folder (they are listed); the deck
+            has fewer than ``min_cards`` cards.
+    """
+    folder = Path(folder)
+    name = name or folder.name or str(folder)
+    if not folder.exists():
+        raise DeckError(f"deck folder {str(folder)!r} does not exist")
+    if not folder.is_dir():
+        raise DeckError(f"deck folder {str(folder)!r} is not a folder")
+    paths: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        if not path.is_file() or path.suffix.lower() not in IMAGE_SUFFIXES:
+            continue
+        if path.stem in paths:
+            raise DeckError(f"deck folder {str(folder)!r}: two images for card {path.stem!r} "
+                            f"({paths[path.stem].name} and {path.name})")
+        paths[path.stem] = path
+    if not paths:
+        raise DeckError(f"deck folder {str(folder)!r} holds no images "
+                        f"(looked for {', '.join(IMAGE_SUFFIXES)} files)")
+    if len(paths) < min_cards:
+        raise DeckError(f"deck {name!r} has {len(paths)} cards but at least {min_cards} are "
+                        f"needed")
+    if captions is None and (folder / "captions.json").is_file():
+        captions = folder / "captions.json"
+    caption_map = None if captions is None else _read_captions(captions, paths)
+    return Deck(card_ids=tuple(paths), paths=paths, captions=caption_map,
+                image_size=image_size, name=name)
+
+
+def default_deck_folder() -> Path:
+    """The folder of the shipped default deck (``cluegym/envs/dixit/data/deck``)."""
+    ref = resources.files("cluegym.envs.dixit") / "data" / "deck"
+    return Path(str(ref))
+
+
+def load_default_deck(image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE, min_cards: int = 1) -> Deck:
+    """The shipped default deck: 96 dreamlike cards with captions (public domain art).
+
+    Built by ``scripts/build_dixit_deck.py`` from openclipart; see ``data/deck/LICENSE.txt``
+    and ``data/deck/sources.json``. A new :class:`Deck` (with its own image cache) per call.
+    """
+    return load_deck(default_deck_folder(), image_size=image_size, min_cards=min_cards,
+                     name="default")
+
+
+def _read_captions(captions: str | Path | Mapping[str, str], paths: dict[str, Path]) -> dict[str, str]:
+    if isinstance(captions, Mapping):
+        raw, source = dict(captions), "the captions"
+    else:
+        file = Path(captions)
+        source = f"captions file {str(file)!r}"
+        if not file.is_file():
+            raise DeckError(f"{source} does not exist")
+        try:
+            raw = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DeckError(f"{source} is not valid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise DeckError(f"{source} must be a JSON object mapping card id -> caption, "
+                        f"not {type(raw).__name__}")
+    out: dict[str, str] = {}
+    unknown: list[str] = []
+    for key, value in raw.items():
+        if not isinstance(value, str):
+            raise DeckError(f"{source}: the caption of {key!r} is not a string")
+        card_id = str(key)
+        if card_id not in paths:
+            stem = Path(card_id).stem
+            if Path(card_id).suffix.lower() in IMAGE_SUFFIXES and stem in paths:
+                card_id = stem
+            else:
+                unknown.append(str(key))
+                continue
+        out[card_id] = value.strip()
+    if unknown:
+        shown = ", ".join(repr(u) for u in sorted(unknown)[:10])
+        more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        raise DeckError(f"{source} names {len(unknown)} cards that are not in the deck folder: "
+                        f"{shown}{more}")
+    return {card_id: out[card_id] for card_id in paths if card_id in out}
+
+
+# ------------------------------------------------------------------------------------------
+# Images
+# ------------------------------------------------------------------------------------------
+
+def _check_size(size, what: str) -> tuple[int, int]:
+    try:
+        h, w = (int(v) for v in size)
+    except (TypeError, ValueError):
+        raise DeckError(f"{what} must be (height, width), got {size!r}") from None
+    if h < 1 or w < 1:
+        raise DeckError(f"{what} must be positive, got {size!r}")
+    return h, w
+
+
+def _open_rgb(path: Path):
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as im:
+            im.load()
+            if im.mode in ("RGBA", "LA", "P", "PA"):
+                rgba = im.convert("RGBA")
+                background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+                return Image.alpha_composite(background, rgba).convert("RGB")
+            return im.convert("RGB")
+    except (OSError, UnidentifiedImageError, ValueError, SyntaxError) as exc:
+        raise DeckError(f"cannot read card image {str(path)!r}: {exc}") from None
+
+
+def _from_array(array: np.ndarray):
+    from PIL import Image
+
+    return Image.fromarray(np.asarray(array, dtype=np.uint8), "RGB")
+
+
+def _letterbox(im, size: tuple[int, int]) -> np.ndarray:
+    """Resize keeping the aspect ratio, centred on a :data:`LETTERBOX_FILL` canvas."""
+    from PIL import Image
+
+    h, w = size
+    if im.size == (w, h):
+        return np.array(im, dtype=np.uint8)
+    scale = min(w / im.width, h / im.height)
+    new = (max(1, round(im.width * scale)), max(1, round(im.height * scale)))
+    resized = im.resize(new, Image.LANCZOS, reducing_gap=3.0 if scale < 0.5 else None)
+    canvas = Image.new("RGB", (w, h), LETTERBOX_FILL)
+    canvas.paste(resized, ((w - new[0]) // 2, (h - new[1]) // 2))
+    return np.array(canvas, dtype=np.uint8)
+
+
+__all__ = ["Deck", "DeckError", "DEFAULT_IMAGE_SIZE", "THUMBNAIL_SIZE", "IMAGE_SUFFIXES",
+           "load_deck", "load_default_deck", "default_deck_folder"]

@@ -1,0 +1,533 @@
+"""Dixit (DixitWorld's DixitArena) as a PettingZoo AEC environment (``cluegym.envs.dixit_v0``).
+
+Game card
+---------
+Seats: ``player_0`` .. ``player_{N-1}`` (default N = 4, any 3-6). Picture cards come from a
+deck: the shipped default deck (96 dreamlike public-domain cards with captions) or your own
+folder of images (``deck=``, with an optional ``captions=`` JSON file, id -> caption, as
+DixitWorld's ``image_captions_dixit.json``).
+
+Rules (``rules="dixitworld"``, the default, = the DixitWorld arena): hands of 4 kept for a
+whole phase (played cards return to the hand), 24 rounds in two phases of 12, with every hand
+passed on between them (P1<->P3, P2<->P4); the storyteller rotates seat by seat. Each round:
+
+1. ``story``: the storyteller picks a card of its hand and gives a clue (free text);
+2. ``distract``: each listener, in seat order after the storyteller, submits a card of its
+   hand that fits the clue (it does not see the others' cards);
+3. ``vote``: the storyteller's card and the distractors are shuffled into the candidates;
+   each listener votes for one, never its own card, without seeing the others' votes;
+4. scoring (``"dixitworld"``): some-but-not-all correct -> storyteller +3 and each correct
+   listener +3; all correct -> storyteller 0, listeners +3; none -> storyteller 0,
+   listeners +2; +1 to a distractor's owner per vote it gets. Then cards, owners and votes
+   are revealed.
+
+``rules="official"``: hands of 6 refilled from the deck after each round (played cards are
+discarded), no hand swap, all-or-none correct -> storyteller 0 and listeners +2, the game
+ends when someone reaches 30 points or the draw pile cannot refill every hand. Every rule is
+also an option (``hand_size``, ``num_rounds``, ``scoring``, ``hand_swap``, ``refill``,
+``target_score``).
+
+Observations (``Dict``), per seat:
+    prompt: DixitWorld's prompts (appendix C) for the seat's decision now, with the rules,
+        scores and every revealed round (Card k = ``hand[k-1]``, Candidate k =
+        ``candidates[k-1]``; 1-based in text).
+    phase: 0 story, 1 distract, 2 vote, 3 over.   round: current round (0-based).
+    seat: the seat's index.   storyteller: this round's storyteller.
+    hand: the seat's cards as images, ``uint8 (hand_size, H, W, 3)`` (``image_size``,
+        default 96x64 thumbnails).   hand_ids: their deck indices.
+    clue: this round's clue ("" before the storyteller gives it).
+    candidates: the shuffled candidates as images ``uint8 (N, H, W, 3)`` during the vote
+        (zeros before).   candidate_ids: their deck indices (-1 before the vote).
+    own_candidate: index of the seat's own card among the candidates (-1 if none).
+    card_mask: 1 for the ``card`` values the seat may choose now (all 0 when not its turn).
+    scores: every seat's score.
+    history_storytellers, history_clues, history_played (card per seat), history_votes
+        (card each seat voted for, -1 storyteller), history_points: one row per revealed
+        round (-1 / "" padded).
+    hand_captions, candidate_captions: only with ``reveal_captions=True`` (the option is
+        recorded in the game record); captions are never observed otherwise.
+
+Actions: ``Dict(card=Discrete(max(hand_size, N)), clue=Text)``. The phase says what counts:
+``card`` is a hand slot in the story and distract phases and a candidate index in the vote;
+``clue`` counts only for the storyteller. A bare int is accepted as ``{"card": int}`` from
+listeners. ``infos[seat]["action_mask"] = {"card": int8 mask, "clue": None}``.
+
+Invalid actions (a slot or candidate out of range, a vote for one's own card, a missing or
+empty clue, a wrong type) are rejected with the reason in ``infos[seat]["error"]`` and the
+seat acts again, up to ``max_retries``. Fallbacks: a random legal card (and the clue
+``"(pass)"`` when the clue was the problem).
+
+Rewards: the points of each round, given when it is scored; a game's return is the final
+score. ``infos[seat]["last_round"]`` holds the last revealed round (card ids).
+
+Render modes: ``"ansi"``/``"human"`` (text) and ``"rgb_array"`` (the table: candidates with
+owners and votes, the clue, the scores).
+
+Example:
+    >>> from cluegym.envs import dixit_v0
+    >>> env = dixit_v0.env(reveal_captions=True)
+    >>> env.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = env.last()
+    >>> env.step({"card": 2, "clue": "a quiet storm"})
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+
+from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.core.text import to_charset, tokens
+from cluegym.envs.dixit.deck import THUMBNAIL_SIZE, Deck, default_deck_folder, load_deck, load_default_deck
+from cluegym.envs.dixit.prompts import full_prompt, round_summary
+from cluegym.envs.dixit.rules import (
+    PASS_CLUE, PHASES, DixitConfig, DixitRules, DixitState, metrics, preset_config, seat_name,
+)
+
+__all__ = ["DixitEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS", "get_deck"]
+
+#: Agents used by ``cluegym run dixit`` for seats not given on the command line: the vision
+#: baseline sees pixels only, so it plays with the default options (captions hidden).
+DEFAULT_AGENTS: dict[str, str] = {"*": "vision"}
+#: Longest caption put in an observation (longer ones are clipped).
+CAPTION_MAX_CHARS = 300
+#: Size of the cards in ``render_mode="rgb_array"`` (height, width).
+RENDER_CARD_SIZE = (192, 128)
+_STOPWORDS = frozenset(
+    "a an the of in on over under above below beneath before behind across at by with from into onto "
+    "to and or while is are its it as inside through around against near upon".split()
+)
+
+
+def get_deck(folder: str | None = None, captions: str | None = None) -> Deck:
+    """The deck for the ``deck``/``captions`` options, shared per process while its files are
+    unchanged (images are cached once per deck; envs never modify a deck).
+
+    Raises:
+        DeckError: a missing folder, unreadable captions, captions naming unknown cards.
+    """
+    where = Path(folder) if folder is not None else default_deck_folder()
+    caption_file = Path(captions) if captions is not None else where / "captions.json"
+    stamp = tuple(p.stat().st_mtime_ns if p.exists() else None for p in (where, caption_file))
+    return _load_deck(folder, captions, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_deck(folder: str | None, captions: str | None, stamp: tuple[int | None, ...]) -> Deck:
+    if folder is None and captions is None:
+        return load_default_deck()
+    return load_deck(folder if folder is not None else default_deck_folder(), captions=captions)
+
+
+def random_vocabulary() -> tuple[str, ...]:
+    """Content words of the default deck's captions (the random agent's clues)."""
+    deck = get_deck()
+    words = {w for c in (deck.captions or {}).values() for w in tokens(c) if w.isalpha() and w not in _STOPWORDS}
+    return tuple(sorted(words))
+
+
+def _image_size(value: Any) -> tuple[int, int]:
+    if isinstance(value, str):
+        value = value.lower().replace(",", "x").split("x")
+    try:
+        h, w = (int(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"image_size must be (height, width), e.g. [96, 64] or '96x64', got {value!r}") from None
+    if not (8 <= h <= 1024 and 8 <= w <= 1024):
+        raise ValueError(f"image_size sides must be in 8..1024, got {(h, w)}")
+    return h, w
+
+
+class DixitEnv(ClueGameEnv):
+    """Dixit, 3-6 seats (see the module docstring for the full game card).
+
+    Args:
+        rules: ``"dixitworld"`` (default) or ``"official"``: the preset the other rule options
+            start from (None = the preset's value).
+        num_players: players, 3-6 (default 4).
+        hand_size: cards per hand (dixitworld 4, official 6).
+        num_rounds: rounds (dixitworld 24; official None = as many as the deck allows).
+        scoring: ``"dixitworld"`` or ``"official"``.
+        hand_swap: pass every hand on at half time (dixitworld True).
+        refill: discard played cards and draw new ones (official True).
+        target_score: end the game when a player reaches it (official 30; 0 disables).
+        deck: a folder of card images; None for the shipped default deck.
+        captions: a captions JSON file (card id -> caption); None -> ``captions.json`` in the
+            deck folder when present.
+        reveal_captions: put the cards' captions in observations and prompts (for caption-
+            based baselines and text-only models); recorded with every game.
+        image_size: (height, width) of the images in observations (default 96x64).
+        max_clue_chars: longest clue accepted (default 200).
+        max_retries: resubmissions allowed after an invalid action (default 3).
+        render_mode: ``"human"``, ``"ansi"`` or ``"rgb_array"``.
+
+    ``reset(options={"hands": [[card, ...], ...]})`` deals fixed hands (card ids or deck
+    indices), e.g. for scripted tests.
+    """
+
+    metadata = {"name": "dixit_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False}
+    game_id = "dixit_v0"
+
+    def __init__(
+        self,
+        *,
+        rules: str = "dixitworld",
+        num_players: int | None = None,
+        hand_size: int | None = None,
+        num_rounds: int | None = None,
+        scoring: str | None = None,
+        hand_swap: bool | None = None,
+        refill: bool | None = None,
+        target_score: int | None = None,
+        deck: str | Path | None = None,
+        captions: str | Path | None = None,
+        reveal_captions: bool = False,
+        image_size: Sequence[int] | str = THUMBNAIL_SIZE,
+        max_clue_chars: int = 200,
+        max_retries: int = 3,
+        render_mode: str | None = None,
+        record_observations: bool = True,
+    ) -> None:
+        self.deck = get_deck(None if deck is None else str(deck), None if captions is None else str(captions))
+        self.image_size = _image_size(image_size)
+        self.game_config: DixitConfig = preset_config(
+            rules, deck_size=len(self.deck), num_players=num_players, hand_size=hand_size,
+            num_rounds=num_rounds, scoring=scoring, hand_swap=hand_swap, refill=refill,
+            target_score=target_score, max_clue_chars=max_clue_chars,
+        )
+        cfg = self.game_config
+        if len(self.deck) < cfg.cards_needed():
+            raise ValueError(
+                f"deck {self.deck.name!r} has {len(self.deck)} cards; {cfg.num_players} hands of {cfg.hand_size} "
+                f"need {cfg.cards_needed()}"
+            )
+        if reveal_captions and not self.deck.captions:
+            raise ValueError(f"reveal_captions=True but deck {self.deck.name!r} has no captions")
+        self.reveal_captions = bool(reveal_captions)
+        super().__init__(
+            max_retries=max_retries, render_mode=render_mode, record_observations=record_observations,
+            config={
+                "rules": rules, "num_players": cfg.num_players, "hand_size": cfg.hand_size,
+                "num_rounds": cfg.num_rounds, "scoring": cfg.scoring, "hand_swap": cfg.hand_swap,
+                "refill": cfg.refill, "target_score": cfg.target_score or 0,
+                "deck": None if deck is None else str(deck), "captions": None if captions is None else str(captions),
+                "reveal_captions": self.reveal_captions, "image_size": list(self.image_size),
+                "max_clue_chars": cfg.max_clue_chars,
+            },
+        )
+        self.rules = DixitRules(cfg)
+        self.possible_agents = [seat_name(p) for p in range(cfg.num_players)]
+        self._index = {seat: p for p, seat in enumerate(self.possible_agents)}
+        self._id_chars = max(len(c) for c in self.deck.card_ids)
+        self.prompt_max_chars = self._prompt_bound()
+        space = self._observation_space()
+        self.observation_spaces = {seat: space for seat in self.possible_agents}
+        self.action_spaces = {
+            seat: gymnasium.spaces.Dict({
+                "card": gymnasium.spaces.Discrete(cfg.action_size),
+                "clue": text_space(cfg.max_clue_chars, min_length=1),
+            })
+            for seat in self.possible_agents
+        }
+        self._no_candidates = np.zeros((cfg.num_players, *self.image_size, 3), dtype=np.uint8)
+        self._no_candidates.setflags(write=False)
+        self.state: DixitState | None = None
+        self.last_round: dict[str, Any] | None = None
+        self._rejected: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ spaces
+    def _prompt_bound(self) -> int:
+        cfg = self.game_config
+        n, h, r = cfg.num_players, cfg.hand_size, cfg.num_rounds
+        caption = CAPTION_MAX_CHARS + 40 if self.reveal_captions else 40
+        per_round = 160 + cfg.max_clue_chars + n * (80 + 2 * self._id_chars)
+        return 6000 + cfg.max_clue_chars + (h + n) * caption + r * per_round
+
+    def _observation_space(self) -> gymnasium.spaces.Dict:
+        cfg = self.game_config
+        n, h, r = cfg.num_players, cfg.hand_size, cfg.num_rounds
+        last = len(self.deck) - 1
+        images = lambda k: gymnasium.spaces.Box(0, 255, (k, *self.image_size, 3), dtype=np.uint8)  # noqa: E731
+        spaces: dict[str, gymnasium.Space] = {
+            "prompt": text_space(self.prompt_max_chars),
+            "phase": gymnasium.spaces.Discrete(len(PHASES)),
+            "round": gymnasium.spaces.Discrete(r + 1),
+            "seat": gymnasium.spaces.Discrete(n),
+            "storyteller": gymnasium.spaces.Discrete(n),
+            "hand": images(h),
+            "hand_ids": int_box(last, (h,), low=-1),
+            "clue": text_space(cfg.max_clue_chars),
+            "candidates": images(n),
+            "candidate_ids": int_box(last, (n,), low=-1),
+            "own_candidate": gymnasium.spaces.Discrete(n + 1, start=-1),
+            "card_mask": mask_space(cfg.action_size),
+            "scores": int_box(r * (cfg.listener_max_points + 3), (n,)),
+            "history_storytellers": int_box(n - 1, (r,), low=-1),
+            "history_clues": text_tuple(r, cfg.max_clue_chars),
+            "history_played": int_box(last, (r, n), low=-1),
+            "history_votes": int_box(last, (r, n), low=-1),
+            "history_points": int_box(cfg.listener_max_points + 3, (r, n), low=-1),
+        }
+        if self.reveal_captions:
+            spaces["hand_captions"] = text_tuple(h, CAPTION_MAX_CHARS)
+            spaces["candidate_captions"] = text_tuple(n, CAPTION_MAX_CHARS)
+        return gymnasium.spaces.Dict(spaces)
+
+    # ------------------------------------------------------------------- cards
+    def card_id(self, index: int) -> str:
+        """The deck's id of card ``index`` (e.g. ``"card_014"``)."""
+        return self.deck.card_ids[index]
+
+    def caption(self, index: int) -> str:
+        """The caption of card ``index`` as observed (charset-folded, clipped; "" if none)."""
+        return to_charset(self.deck.caption(self.card_id(index)) or "", CAPTION_MAX_CHARS)
+
+    def _images(self, indices: Sequence[int]) -> np.ndarray:
+        return self.deck.images([self.card_id(i) for i in indices], self.image_size)
+
+    def _card_index(self, card: Any) -> int:
+        if isinstance(card, str):
+            if card not in self.deck:
+                raise ValueError(f"card {card!r} is not in deck {self.deck.name!r}")
+            return self.deck.index(card)
+        return int(card)
+
+    # ------------------------------------------------------------------ hooks
+    def _new_game(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
+        hands = (options or {}).get("hands")
+        if hands is not None:
+            hands = [[self._card_index(c) for c in hand] for hand in hands]
+        self.state = self.rules.new_game(rng, len(self.deck), hands=hands)
+        self.last_round = None
+        self._rejected = {}
+
+    def _to_move(self) -> str | None:
+        seat = self.rules.to_move(self.state)
+        return None if seat is None else self.possible_agents[seat]
+
+    def _observe(self, agent: str) -> dict[str, Any]:
+        state, cfg = self.state, self.game_config
+        n, r = cfg.num_players, cfg.num_rounds
+        p = self._index[agent]
+        hand = state.hands[p]
+        voting = state.phase == "vote"
+        own = state.own_candidate(p) if voting else None
+        storytellers = np.full(r, -1, dtype=np.int64)
+        played = np.full((r, n), -1, dtype=np.int64)
+        votes = np.full((r, n), -1, dtype=np.int64)
+        points = np.full((r, n), -1, dtype=np.int64)
+        for i, record in enumerate(state.history):
+            storytellers[i] = record.storyteller
+            played[i] = record.played
+            votes[i] = record.votes
+            points[i] = record.points
+        candidate_ids = np.full(n, -1, dtype=np.int64)
+        candidate_ids[: len(state.candidates)] = state.candidates
+        caption = self.caption if self.reveal_captions else None
+        obs: dict[str, Any] = {
+            "prompt": to_charset(full_prompt(p, state, cfg, self.card_id, caption), self.prompt_max_chars),
+            "phase": PHASES.index(state.phase),
+            "round": min(state.round, r),
+            "seat": p,
+            "storyteller": state.storyteller,
+            "hand": self._images(hand),
+            "hand_ids": np.array(hand, dtype=np.int64),
+            "clue": state.clue,
+            "candidates": self._images(state.candidates) if voting else self._no_candidates,
+            "candidate_ids": candidate_ids,
+            "own_candidate": -1 if own is None else own,
+            "card_mask": self.rules.card_mask(state, p),
+            "scores": np.array(state.scores, dtype=np.int64),
+            "history_storytellers": storytellers,
+            "history_clues": pad_texts([rec.clue for rec in state.history], r),
+            "history_played": played,
+            "history_votes": votes,
+            "history_points": points,
+        }
+        if self.reveal_captions:
+            obs["hand_captions"] = tuple(self.caption(c) for c in hand)
+            obs["candidate_captions"] = pad_texts([self.caption(c) for c in state.candidates], n)
+        return obs
+
+    def _action_mask(self, agent: str) -> dict[str, Any]:
+        return {"card": self.rules.card_mask(self.state, self._index[agent]), "clue": None}
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        info: dict[str, Any] = {"phase": self.state.phase}
+        if self.last_round is not None:
+            info["last_round"] = self.last_round
+        return info
+
+    def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
+        state, p = self.state, self._index[agent]
+        story = state.phase == "story"
+        self._rejected = {}
+        if isinstance(action, Mapping):
+            unknown = sorted(set(action) - {"card", "clue"})
+            if unknown:
+                return None, f"unknown action field {unknown[0]!r}; fields: card, clue"
+            card, clue = action.get("card"), action.get("clue")
+        elif story:
+            return None, 'the storyteller answers {"card": hand slot, "clue": text}'
+        else:
+            card, clue = action, None
+        if card is None:
+            return None, f'{state.phase} phase: give a "card" ({"candidate index" if state.phase == "vote" else "hand slot"})'
+        if isinstance(card, np.ndarray) and card.shape == ():
+            card = card.item()
+        card_error = self.rules.card_error(state, p, card)
+        clue_error = self.rules.clue_error(clue) if story else None
+        if story:
+            self._rejected = {"card": None if card_error else int(card), "clue": None if clue_error else clue}
+        if card_error or clue_error:
+            return None, card_error or clue_error
+        if story:
+            return {"card": int(card), "clue": self.rules.normalize_clue(clue)}, None
+        return {"card": int(card)}, None
+
+    def _fallback_action(self, agent: str) -> tuple[Any, str]:
+        p = self._index[agent]
+        legal = np.flatnonzero(self.rules.card_mask(self.state, p))
+        if self.state.phase == "story":
+            card = self._rejected.get("card")
+            if card is None:
+                card = int(legal[int(self.rng.integers(len(legal)))])
+            clue = self._rejected.get("clue") or PASS_CLUE
+            return {"card": card, "clue": self.rules.normalize_clue(clue)}, f"card {card + 1} with clue {clue!r}"
+        card = int(legal[int(self.rng.integers(len(legal)))])
+        what = "candidate" if self.state.phase == "vote" else "card"
+        return {"card": card}, f"random legal {what} {card + 1}"
+
+    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
+        state, p = self.state, self._index[agent]
+        if state.phase == "story":
+            self.rules.tell(state, action["card"], action["clue"])
+            return [{"type": "story", "storyteller": agent, "round": state.round, "clue": state.clue}]
+        if state.phase == "distract":
+            events: list[dict[str, Any]] = [{"type": "distractor", "player": agent, "round": state.round}]
+            if self.rules.distract(state, p, action["card"], self.rng):
+                events.append({"type": "candidates", "round": state.round,
+                               "candidates": [self.card_id(c) for c in state.candidates]})
+            return events
+        record = self.rules.vote(state, p, action["card"])
+        events = [{"type": "vote", "player": agent, "round": state.round if record is None else record.round}]
+        if record is not None:
+            rec = record.as_dict()
+            for key in ("target",):
+                rec[key] = self.card_id(rec[key])
+            for key in ("played", "candidates"):
+                rec[key] = [self.card_id(c) for c in rec[key]]
+            rec["votes"] = [self.card_id(c) if c >= 0 else None for c in rec["votes"]]
+            rec["storyteller"] = seat_name(rec["storyteller"])
+            rec["correct"] = [seat_name(c) for c in rec["correct"]]
+            self.last_round = rec
+            events.append({"type": "round", **rec})
+            if state.phase == "over":
+                events.append({"type": "game_over", "scores": list(state.scores), "reason": state.end_reason})
+        return events
+
+    def _step_rewards(self, events: list[dict[str, Any]]) -> dict[str, float]:
+        for event in events:
+            if event["type"] == "round":
+                return {seat_name(p): float(v) for p, v in enumerate(event["points"])}
+        return {}
+
+    def _final_rewards(self) -> dict[str, float]:
+        return {}  # every point was given as the round's reward
+
+    def _result(self) -> dict[str, Any]:
+        return {**self.rules.result(self.state), "deck": self.deck.name, "reveal_captions": self.reveal_captions}
+
+    def action_from_json(self, agent: str, action: Any) -> Any:
+        return action
+
+    # ------------------------------------------------------------------ render
+    def _render_text(self) -> str:
+        state, cfg = self.state, self.game_config
+        lines = [
+            f"Dixit - round {min(state.round + 1, cfg.num_rounds)}/{cfg.num_rounds}, phase {state.phase}  "
+            + "scores: " + ", ".join(f"{seat_name(p)}={s}" for p, s in enumerate(state.scores))
+        ]
+        for record in state.history:
+            lines.append(round_summary(record, self.card_id))
+        if state.phase in ("distract", "vote"):
+            lines.append(f"round {state.round + 1}: {seat_name(state.storyteller)} told \"{state.clue}\" "
+                         f"(target {self.card_id(state.target)})")
+        if state.phase == "vote":
+            lines.append("  candidates: " + ", ".join(self.card_id(c) for c in state.candidates))
+        if state.phase == "over":
+            lines.append(f"game over ({state.end_reason})")
+        return "\n".join(lines)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode == "rgb_array":
+            return self.render_table()
+        return super().render()
+
+    def render_table(self) -> np.ndarray:
+        """The table as an RGB image: the candidates (or the storyteller's hand before the
+        vote), owners, votes and the target once revealed, the clue and the scores."""
+        from PIL import Image, ImageDraw
+
+        state, cfg = self.state, self.game_config
+        n = cfg.num_players
+        ch, cw = RENDER_CARD_SIZE
+        margin, top, label_h = 12, 56, 58
+        shown: list[int]
+        labels: list[list[str]]
+        target: int | None = None
+        if state.phase == "vote":
+            shown = list(state.candidates)
+            owner = {state.card_played_by(p): p for p in range(n)}
+            labels = [[f"{k + 1}. {seat_name(owner[c])}" + (" (target)" if c == state.target else "")] for k, c in enumerate(shown)]
+            for voter, k in state.votes.items():
+                labels[k].append(f"<- {seat_name(voter)}")
+            title = f"Round {state.round + 1}: {seat_name(state.storyteller)} said \"{state.clue}\" - voting"
+            target = state.target
+        elif state.history:
+            record = state.history[-1]
+            shown = list(record.candidates)
+            owner = {c: p for p, c in enumerate(record.played)}
+            labels = [[f"{k + 1}. {seat_name(owner[c])}"] for k, c in enumerate(shown)]
+            for voter, card in enumerate(record.votes):
+                if card >= 0:
+                    labels[shown.index(card)].append(f"<- {seat_name(voter)}")
+            title = (f"Round {record.round + 1}: {seat_name(record.storyteller)} said \"{record.clue}\" - "
+                     f"{record.outcome.replace('_', ' ')}")
+            target = record.target
+        else:
+            shown = list(state.hands[state.storyteller])
+            labels = [[f"card {k + 1}"] for k in range(len(shown))]
+            title = f"Round 1: {seat_name(state.storyteller)} is the storyteller"
+        width = max(len(shown), n) * (cw + margin) + margin
+        height = top + ch + label_h + 30
+        canvas = Image.new("RGB", (width, height), (245, 240, 228))
+        draw = ImageDraw.Draw(canvas)
+        draw.text((margin, 10), to_charset(title)[:110], fill=(20, 20, 20))
+        draw.text((margin, 30), f"phase: {state.phase}", fill=(90, 90, 90))
+        for k, card in enumerate(shown):
+            x = margin + k * (cw + margin)
+            image = Image.fromarray(np.asarray(self.deck.image(self.card_id(card), RENDER_CARD_SIZE)))
+            if card == target:
+                draw.rectangle([x - 4, top - 4, x + cw + 3, top + ch + 3], fill=(214, 160, 20))
+            canvas.paste(image, (x, top))
+            for j, text in enumerate(labels[k][:4]):
+                draw.text((x, top + ch + 4 + 13 * j), text, fill=(20, 20, 20))
+        scores = "scores: " + "  ".join(f"{seat_name(p)} {s}" for p, s in enumerate(state.scores))
+        draw.text((margin, height - 22), scores, fill=(20, 20, 20))
+        return np.asarray(canvas, dtype=np.uint8)
+
+
+def raw_env(**kwargs: Any) -> DixitEnv:
+    """The unwrapped :class:`DixitEnv`."""
+    return DixitEnv(**kwargs)
+
+
+def env(**kwargs: Any):
+    """:class:`DixitEnv` with PettingZoo's order-enforcing wrapper."""
+    return wrap(raw_env(**kwargs))

@@ -1,0 +1,1 @@
+"""Adversarial Taboo (as in CoMet): rules, env, prompts, derivative matching, target words."""

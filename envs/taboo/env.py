@@ -1,0 +1,222 @@
+"""Adversarial Taboo as a PettingZoo AEC environment (``cluegym.envs.taboo_v0``).
+
+Game card
+---------
+Seats: ``attacker`` (knows the target word) and ``defender`` (does not). The target is drawn
+from a shipped list of ~400 common nouns (or yours). The attacker speaks first and they
+alternate, ``max_turns`` (5) utterances each. The attacker steers the talk towards the target
+without saying it; the defender tries to work it out without saying it, and may guess once.
+
+Judging (derivatives = plural, -ing, -ed, same Snowball stem, WordNet lemma; see
+:mod:`cluegym.envs.taboo.matching`):
+    - the attacker says the target or a derivative: a rule break, the defender wins;
+    - the defender's utterance says it: the attacker wins (judged before its guess);
+    - the defender guesses: right (up to inflection, ``"apples"`` for ``apple``) -> the
+      defender wins; wrong -> the attacker wins; the game ends at the guess;
+    - no guess by the turn limit: a draw.
+
+Observations (``Dict``):
+    prompt: CoMet's rules (appendix C) and role prompt (Figure 18), the dialogue, the request.
+    target: the target word (attacker only).
+    turn: utterances the seat has made.
+    dialogue: every utterance so far, attacker first, alternating ("" padded).
+
+Actions:
+    attacker: ``Dict(utterance=Text)`` (a bare string is accepted too).
+    defender: ``Dict(utterance=Text, guess=Text)``; an empty ``guess`` is no guess. The
+        utterance may be empty only with a guess.
+
+Invalid actions (wrong types, unknown fields, an empty or too long utterance, a guess longer
+than ``max_guess_words``) are rejected with the reason in ``infos[seat]["error"]`` and the seat
+acts again, up to ``max_retries``; the fallback is the utterance ``"(silence)"`` (and no
+guess). Saying the target is not an invalid action but a game event that ends the game.
+
+Rewards: +1 to the winner and -1 to the loser at the end; 0 to both on a draw.
+
+Example:
+    >>> from cluegym.envs import taboo_v0
+    >>> env = taboo_v0.env(targets=["apple", "river", "piano"])
+    >>> env.reset(seed=0)
+    >>> env.step({"utterance": "What did you have for lunch today?"})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Sequence
+
+import gymnasium
+
+from cluegym.envs.core import ClueGameEnv, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.core.data import shipped_word_list, word_list_option
+from cluegym.envs.taboo.prompts import dialogue, full_prompt
+from cluegym.envs.taboo.rules import SEATS, SILENCE, TabooConfig, TabooRules, TabooState, metrics
+
+__all__ = ["TabooEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS"]
+
+#: Agents used by ``cluegym run taboo`` for seats not given on the command line.
+DEFAULT_AGENTS: dict[str, str] = {"attacker": "glove", "defender": "glove"}
+WORD_MAX_CHARS = 60
+PROMPT_BASE_CHARS = 5000
+
+
+def random_vocabulary() -> tuple[str, ...]:
+    """The shipped target nouns (the random agent speaks and guesses with them)."""
+    return shipped_word_list("cluegym.envs.taboo", "targets.txt")
+
+
+class TabooEnv(ClueGameEnv):
+    """Adversarial Taboo, 2 seats (see the module docstring for the full game card).
+
+    Args:
+        max_turns: utterances per player before a draw (default 5).
+        targets: target list: None for the shipped nouns, a path to a word-list file, or a
+            list of words. ``reset(options={"target": "apple"})`` fixes one game's target.
+        max_utterance_chars: longest utterance accepted (default 300).
+        max_guess_words: most words in a guess (default 3).
+        strict_word_check: also count words containing the target (``firefighter`` for
+            ``fire``) as saying it.
+        max_retries: resubmissions allowed after an invalid action (default 3).
+        render_mode: ``"human"`` or ``"ansi"``.
+    """
+
+    metadata = {"name": "taboo_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    game_id = "taboo_v0"
+
+    def __init__(
+        self,
+        *,
+        max_turns: int = 5,
+        targets: str | Path | Sequence[str] | None = None,
+        max_utterance_chars: int = 300,
+        max_guess_words: int = 3,
+        strict_word_check: bool = False,
+        max_retries: int = 3,
+        render_mode: str | None = None,
+        record_observations: bool = True,
+    ) -> None:
+        self.game_config = TabooConfig(
+            max_turns=max_turns, max_utterance_chars=max_utterance_chars, max_guess_words=max_guess_words,
+            strict_word_check=strict_word_check,
+        )
+        self.targets = word_list_option(targets, "cluegym.envs.taboo", "targets.txt")
+        super().__init__(
+            max_retries=max_retries, render_mode=render_mode, record_observations=record_observations,
+            config={
+                "max_turns": max_turns, "max_utterance_chars": max_utterance_chars,
+                "max_guess_words": max_guess_words, "strict_word_check": strict_word_check,
+                "targets": None if targets is None else (
+                    str(targets) if isinstance(targets, (str, Path)) else list(self.targets)
+                ),
+            },
+        )
+        self.rules = TabooRules(self.game_config)
+        self.possible_agents = list(SEATS)
+        cfg = self.game_config
+        prompt_max = PROMPT_BASE_CHARS + 2 * max_turns * (cfg.max_utterance_chars + WORD_MAX_CHARS + 40)
+        history = text_tuple(2 * max_turns, cfg.max_utterance_chars)
+        self.observation_spaces = {
+            "attacker": gymnasium.spaces.Dict({
+                "prompt": text_space(prompt_max), "target": text_space(WORD_MAX_CHARS),
+                "turn": gymnasium.spaces.Discrete(max_turns + 1), "dialogue": history,
+            }),
+            "defender": gymnasium.spaces.Dict({
+                "prompt": text_space(prompt_max),
+                "turn": gymnasium.spaces.Discrete(max_turns + 1), "dialogue": history,
+            }),
+        }
+        self.action_spaces = {
+            "attacker": gymnasium.spaces.Dict({"utterance": text_space(cfg.max_utterance_chars)}),
+            "defender": gymnasium.spaces.Dict({
+                "utterance": text_space(cfg.max_utterance_chars, min_length=0),
+                "guess": text_space(WORD_MAX_CHARS, min_length=0),
+            }),
+        }
+        self.state: TabooState | None = None
+
+    # ------------------------------------------------------------------ hooks
+    def _new_game(self, rng: Any, options: dict[str, Any] | None) -> None:
+        self.state = self.rules.new_game(rng, self.targets, target=(options or {}).get("target"))
+
+    def _to_move(self) -> str | None:
+        return self.state.to_speak
+
+    def _observe(self, agent: str) -> dict[str, Any]:
+        state, cfg = self.state, self.game_config
+        obs: dict[str, Any] = {
+            "prompt": full_prompt(agent, state, cfg),
+            "turn": min(state.turns_taken(agent), cfg.max_turns),
+            "dialogue": pad_texts([u.text for u in state.dialogue], 2 * cfg.max_turns),
+        }
+        if agent == "attacker":
+            obs["target"] = state.target
+        return obs
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        last = self.state.dialogue[-1].as_dict() if self.state.dialogue else None
+        return {"last_utterance": last} if last is not None else {}
+
+    def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
+        allowed = ("utterance",) if agent == "attacker" else ("utterance", "guess")
+        if isinstance(action, Mapping):
+            unknown = sorted(set(action) - set(allowed))
+            if unknown:
+                return None, f"unknown action field {unknown[0]!r}; the {agent} gives: {', '.join(allowed)}"
+            utterance, guess = action.get("utterance", ""), action.get("guess")
+        elif isinstance(action, str):
+            utterance, guess = action, None
+        else:
+            return None, f"an action must be a dict with {' and '.join(repr(a) for a in allowed)}, got {type(action).__name__}"
+        error = self.rules.guess_error(guess) if agent == "defender" else None
+        if error:
+            return None, error
+        has_guess = bool(guess and self.rules.normalize(guess))
+        error = self.rules.utterance_error(utterance, allow_empty=has_guess)
+        if error:
+            return None, error
+        normalized = {"utterance": self.rules.normalize(utterance)}
+        if agent == "defender":
+            normalized["guess"] = self.rules.normalize(guess) if has_guess else ""
+        return normalized, None
+
+    def _fallback_action(self, agent: str) -> tuple[Any, str]:
+        action = {"utterance": SILENCE} if agent == "attacker" else {"utterance": SILENCE, "guess": ""}
+        return action, f"utterance replaced by {SILENCE!r}" + ("" if agent == "attacker" else ", no guess")
+
+    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
+        state = self.state
+        if agent == "attacker":
+            self.rules.attack(state, action["utterance"])
+        else:
+            self.rules.defend(state, action["utterance"], action.get("guess") or None)
+        events: list[dict[str, Any]] = [{"type": "utterance", **state.dialogue[-1].as_dict()}]
+        if state.end_reason is not None:
+            events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
+        return events
+
+    def _final_rewards(self) -> dict[str, float]:
+        return self.rules.rewards(self.state)
+
+    def _result(self) -> dict[str, Any]:
+        return self.rules.result(self.state)
+
+    def action_from_json(self, agent: str, action: Any) -> Any:
+        return action
+
+    def _render_text(self) -> str:
+        state = self.state
+        lines = [f"Adversarial Taboo - target '{state.target}'", dialogue(state)]
+        if state.end_reason is not None:
+            lines.append(f"winner: {state.winner or 'nobody (draw)'} ({state.end_reason})")
+        return "\n".join(lines)
+
+
+def raw_env(**kwargs: Any) -> TabooEnv:
+    """The unwrapped :class:`TabooEnv`."""
+    return TabooEnv(**kwargs)
+
+
+def env(**kwargs: Any):
+    """:class:`TabooEnv` with PettingZoo's order-enforcing wrapper."""
+    return wrap(raw_env(**kwargs))

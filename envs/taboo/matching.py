@@ -1,0 +1,220 @@
+"""Does an utterance say a protected word? Derivative matching for free-text games.
+
+Taboo (the target word) and Undercover (a player's own word) both need to decide whether a
+sentence *says* a word: the word itself or a derivative of it (plural, -ing, -ed, same stem),
+without flagging unrelated words that merely share letters (``category`` is not ``cat``).
+
+A token says ``word`` when, after splitting hyphens and possessives (``car's`` -> ``car``):
+
+1. it equals the word;
+2. it has the same Snowball stem (``running``/``run``, ``houses``/``housing``);
+3. WordNet's lemmatizer (morphy: detachment rules + the exception lists, Debian
+   ``wordnet-base``) maps it to the word (``buses`` -> ``bus``, ``mice`` -> ``mouse``,
+   ``ran`` -> ``run``, ``geese`` -> ``goose``).
+
+Rule 3 is directional: a token's lemmas are compared with the word, never the word's lemmas
+with the token, so ``see`` does not count as saying ``saw`` (the tool), while ``saw`` does
+count as saying ``see``.
+
+A multi-word word (``sea otter``, ``ice cream``) is said when the phrase appears, token by
+token up to inflection (``sea otters``) or closed up (``icecream``). Saying one of its words
+alone is not saying it: in the Undercover pair *otter / sea otter* the ``sea otter`` player
+may truthfully say "otter".
+
+With ``strict=True`` (Decrypto's "contains a keyword" rule) a token that merely contains the
+word counts too (``firefighter`` for ``fire``), and so does any content word of a phrase
+(``otter`` for ``sea otter``).
+
+Known, documented over-matches of the "same stem" rule: Snowball conflates some derivations
+(``organization``/``organ``, ``universe``/``university``). Compounds are *not* derivatives by
+default (``beehive`` does not say ``bee``); pass ``strict=True`` for the stricter check.
+
+Example:
+    >>> says_word("The buses were late", "bus")
+    True
+    >>> says_word("a category error", "cat")
+    False
+    >>> says_word("three geese", "goose")
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from cluegym.envs.core.text import tokens
+
+#: Where Debian's ``wordnet-base`` puts the WordNet database.
+WORDNET_DIR = Path("/usr/share/wordnet")
+
+# WordNet's morphy detachment rules (wn's morph.c), per part of speech.
+_DETACH: dict[str, tuple[tuple[str, str], ...]] = {
+    "noun": (("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
+             ("shes", "sh"), ("men", "man"), ("ies", "y")),
+    "verb": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
+             ("ing", "e"), ("ing", "")),
+    "adj": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+}
+_INDEX_FILES = {"noun": "index.noun", "verb": "index.verb", "adj": "index.adj"}
+_EXC_FILES = {"noun": "noun.exc", "verb": "verb.exc", "adj": "adj.exc"}
+#: Function words never treated as content tokens of a multi-word word.
+_STOPWORDS = frozenset("a an the of and or in on with to for s".split())
+
+
+@functools.lru_cache(maxsize=1)
+def _wordnet() -> tuple[dict[str, frozenset[str]], dict[str, dict[str, tuple[str, ...]]]]:
+    """Single-word lemmas and exception lists per part of speech (empty without WordNet)."""
+    lemmas: dict[str, frozenset[str]] = {}
+    exceptions: dict[str, dict[str, tuple[str, ...]]] = {}
+    for pos in _DETACH:
+        index, exc = WORDNET_DIR / _INDEX_FILES[pos], WORDNET_DIR / _EXC_FILES[pos]
+        words: set[str] = set()
+        if index.exists():
+            for line in index.read_text(encoding="latin-1").splitlines():
+                if line and not line.startswith(" "):
+                    lemma = line.split(" ", 1)[0]
+                    if "_" not in lemma:
+                        words.add(lemma)
+        lemmas[pos] = frozenset(words)
+        table: dict[str, tuple[str, ...]] = {}
+        if exc.exists():
+            for line in exc.read_text(encoding="latin-1").splitlines():
+                parts = line.split()
+                if len(parts) >= 2 and "_" not in parts[0]:
+                    table[parts[0]] = tuple(p for p in parts[1:] if "_" not in p)
+        exceptions[pos] = table
+    return lemmas, exceptions
+
+
+def wordnet_available() -> bool:
+    """Whether the WordNet database was found (without it only the stemmer is used)."""
+    lemmas, _ = _wordnet()
+    return any(lemmas.values())
+
+
+@functools.lru_cache(maxsize=65536)
+def lemmas(token: str) -> frozenset[str]:
+    """Base forms of ``token`` by WordNet's morphy over nouns, verbs and adjectives.
+
+    The token itself is included. Doubled final consonants are undone (``running`` -> ``run``).
+
+    Example:
+        >>> sorted(lemmas("buses"))
+        ['bus', 'buses']
+    """
+    token = token.lower()
+    found = {token}
+    all_lemmas, exceptions = _wordnet()
+    for pos, rules in _DETACH.items():
+        known = all_lemmas[pos]
+        found.update(exceptions[pos].get(token, ()))
+        for suffix, ending in rules:
+            if token.endswith(suffix) and len(token) > len(suffix):
+                base = token[: len(token) - len(suffix)] + ending
+                if base in known:
+                    found.add(base)
+                elif ending == "" and len(base) >= 3 and base[-1] == base[-2] and base[:-1] in known:
+                    found.add(base[:-1])  # running -> runn -> run, stopped -> stopp -> stop
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=1)
+def _snowball():
+    from nltk.stem.snowball import SnowballStemmer
+
+    return SnowballStemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def snowball_stem(token: str) -> str:
+    """The plain Snowball stem (no irregular-form mapping, so ``see`` is not ``saw``)."""
+    return _snowball().stem(token.lower())
+
+
+def _is_lemma(token: str) -> bool:
+    all_lemmas, _ = _wordnet()
+    return any(token in known for known in all_lemmas.values())
+
+
+@functools.lru_cache(maxsize=65536)
+def same_word(token: str, word: str) -> bool:
+    """Whether the single token ``token`` is ``word`` or a derivative of it (rules 1-3).
+
+    Example:
+        >>> same_word("ran", "run"), same_word("see", "saw"), same_word("buses", "bus")
+        (True, False, True)
+    """
+    token, word = token.lower(), word.lower()
+    if token == word:
+        return True
+    if len(token) > 2 and len(word) > 2 and snowball_stem(token) == snowball_stem(word):
+        return True
+    # An inflected word ("mice") is matched through its base forms too ("mouse").
+    targets = {word} if _is_lemma(word) or not wordnet_available() else set(lemmas(word))
+    return bool(lemmas(token) & targets)
+
+
+def _parts(text: str) -> list[str]:
+    """Tokens of ``text`` split at hyphens and apostrophes (``car's`` -> ``car``, ``s``)."""
+    out: list[str] = []
+    for tok in tokens(text):
+        out.extend(p for p in tok.replace("'", "-").split("-") if p)
+    return out
+
+
+def content_tokens(word: str) -> list[str]:
+    """Tokens of a (possibly multi-word) word that carry meaning (no articles/possessive s)."""
+    return [t for t in _parts(word) if t not in _STOPWORDS]
+
+
+def says_word(text: str, word: str, *, strict: bool = False) -> bool:
+    """Whether ``text`` says ``word`` or a derivative of it (see the module docstring).
+
+    Args:
+        text: the utterance, description or guess to check.
+        word: the protected word (a single word or a short phrase such as ``"sea otter"``).
+        strict: also count tokens that contain the word (``firefighter`` for ``fire``) and,
+            for a phrase, any of its content words said alone.
+    """
+    text_parts = _parts(text)
+    word_parts = _parts(word)
+    if not word_parts or not text_parts:
+        return False
+    if len(word_parts) > 1:
+        n = len(word_parts)
+        for i in range(len(text_parts) - n + 1):
+            if all(same_word(a, b) for a, b in zip(text_parts[i : i + n], word_parts)):
+                return True
+        if "".join(word_parts) in "".join(text_parts):
+            return True
+        return strict and any(says_word(text, part, strict=True) for part in content_tokens(word))
+    target = word_parts[0]
+    for part in text_parts:
+        if same_word(part, target):
+            return True
+        if strict and len(target) >= 3 and target in part:
+            return True
+    return False
+
+
+def said_words(text: str, words: list[str] | tuple[str, ...], *, strict: bool = False) -> list[str]:
+    """The words of ``words`` that ``text`` says (in the given order)."""
+    return [w for w in words if says_word(text, w, strict=strict)]
+
+
+def is_same_word_guess(guess: str, word: str) -> bool:
+    """Whether a guess names ``word``: the same tokens up to inflection, ignoring articles.
+
+    ``"apples"`` and ``"an apple"`` are right for ``apple``; ``"apple pie"`` is not.
+
+    Example:
+        >>> is_same_word_guess("The Mice", "mouse"), is_same_word_guess("apple pie", "apple")
+        (True, False)
+    """
+    got = content_tokens(guess)
+    want = content_tokens(word)
+    if not got or len(got) != len(want):
+        joined = "".join(got)
+        return bool(want) and joined == "".join(want)
+    return all(same_word(a, b) for a, b in zip(got, want))

@@ -1,0 +1,105 @@
+"""Adversarial Taboo prompts: CoMet's game rules (appendix C) and its simplified attacker and
+defender prompts (Figure 18), the dialogue so far, and the request of the moment.
+
+Answers are read as ``ANSWER: {"utterance": "..."}`` (attacker) and
+``ANSWER: {"utterance": "...", "guess": ""}`` (defender; a non-empty guess ends the game).
+"""
+
+from __future__ import annotations
+
+from cluegym.envs.taboo.rules import TabooConfig, TabooState
+
+
+def rules_prompt(cfg: TabooConfig) -> str:
+    """CoMet's rules of Adversarial Taboo (appendix C) with this game's turn limit."""
+    return (
+        "You are playing Adversarial Taboo, a conversation game between two players: an attacker and a defender.\n"
+        "At the start, the attacker is secretly given a target word that the defender does not know. The "
+        "attacker's task is to steer the conversation toward topics related to the target word without ever "
+        "saying it directly. Meanwhile, the defender tries to figure out the target word but must avoid "
+        "accidentally saying it. If the defender thinks they know the word, they can guess it (once). The game "
+        "ends immediately after this guess: the defender wins if correct, otherwise the attacker wins.\n"
+        "The attacker speaks first and the players take turns. Saying the target word or any form of it "
+        "(plural, -ing, -ed, the same stem) counts as saying it: if the attacker says it, the attacker breaks "
+        "the rules and the defender wins; if the defender says it, the attacker wins.\n"
+        f"The game also has a turn limit of {cfg.max_turns} utterances each: if no guess occurs within the "
+        "allowed number of turns, the game ends with no winner.\n"
+        "Both sides engage in honest dialogue, guidance and guessing. The attacker is not allowed to "
+        "intentionally and clearly guide towards wrong words so that the defender makes incorrect guesses. The "
+        "defender cannot avoid discussing the topic with the attacker and ask the attacker for clues instead."
+    )
+
+
+ATTACKER_PROMPT = (
+    "You are the attacker. The secret word is [{word}].\n"
+    "You are guiding the other person to say the secret word [{word}], with the aim of making them "
+    "unconsciously say the word. If the other party guesses the word before speaking, then you lose. "
+    "It is necessary to imply based on real information and not fabricate false facts. Never say the "
+    "secret word or any form of it yourself.\n"
+    "Think according to this process: analyze the other party's last two responses to determine if they are "
+    "suspecting a certain word and preparing to guess. If the suspected word is close to the target word, you "
+    "can continue guiding using metaphors, or introduce concepts that fit the context but differ from the "
+    "secret word for interference. If the suspected word deviates from the target word, think about the "
+    "scenarios in which your word is used, then combine them with the guidance direction of the previous "
+    "round and guide the other person to say the word."
+)
+
+DEFENDER_PROMPT = (
+    "You are the defender. The attacker will try to guide you to say a secret word.\n"
+    "You need to analyze the conversation to identify the possible secret word. Guess only when you suspect "
+    "the same word in this round and the last round; otherwise delve deeper into the current topic (you can "
+    "only answer, not ask back questions), and be aware that words you suspect should not appear in your "
+    "reply: replace them with metaphors."
+)
+
+
+def dialogue(state: TabooState) -> str:
+    """The conversation so far, one line per utterance."""
+    if not state.dialogue:
+        return "Nothing has been said yet."
+    lines = []
+    for u in state.dialogue:
+        line = f"{u.speaker.capitalize()} (turn {u.turn + 1}): {u.text}"
+        if u.guess:
+            line += f"  [guess: {u.guess}]"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+_ENDINGS = {
+    "attacker_said_target": "the attacker said the target word (a rule break): the defender wins",
+    "defender_said_target": "the defender said the target word: the attacker wins",
+    "correct_guess": "the defender guessed the word: the defender wins",
+    "wrong_guess": "the defender guessed wrong: the attacker wins",
+    "turn_limit": "the turn limit was reached without a guess: a draw",
+}
+
+
+def request(seat: str, state: TabooState, cfg: TabooConfig) -> str:
+    """What the seat is asked now (or whom it waits for, or how the game ended)."""
+    if state.to_speak is None:
+        return f"The game is over: {_ENDINGS[state.end_reason]}. The target word was '{state.target}'."
+    turn = state.turns_taken(seat) + 1
+    if state.to_speak != seat:
+        return f"Waiting for the {state.to_speak} to speak."
+    if seat == "attacker":
+        return (
+            f"Your turn {turn} of {cfg.max_turns}. Say one natural utterance that steers the defender towards the "
+            f"secret word without saying it.\n"
+            'Provide your final answer like "ANSWER: {"utterance": "your utterance"}".'
+        )
+    last_chance = " This is your last turn." if turn == cfg.max_turns else ""
+    return (
+        f"Your turn {turn} of {cfg.max_turns}.{last_chance} Reply to the attacker without saying the word you "
+        "suspect; to guess, put your guess in \"guess\" (the game ends at a guess), otherwise leave it empty.\n"
+        'Provide your final answer like "ANSWER: {"utterance": "your reply", "guess": ""}".'
+    )
+
+
+def full_prompt(seat: str, state: TabooState, cfg: TabooConfig) -> str:
+    """The seat's complete view: rules, role (and the word, for the attacker), dialogue, request."""
+    role = ATTACKER_PROMPT.format(word=state.target) if seat == "attacker" else DEFENDER_PROMPT
+    return (
+        rules_prompt(cfg) + "\n\n" + role + "\n\nConversation so far:\n" + dialogue(state) + "\n\n"
+        + request(seat, state, cfg)
+    )

@@ -1,0 +1,395 @@
+"""Undercover as a PettingZoo AEC environment (``cluegym.envs.undercover_v0``).
+
+Game card
+---------
+Seats: ``player_0`` .. ``player_{N-1}`` (default N = 5: 3 civilians, 2 undercover; any N >= 3
+with 1..N/2 undercover). A word pair is drawn per game from CoMet's 200 pairs (100 animal,
+100 food; or yours) and which of its words is the undercover one is drawn at random. Every
+player sees its own word, never its role.
+
+Each round: a speaking phase in a freshly shuffled order (each living player gives a one-
+sentence description), then a voting phase: each living player, in seat order, votes for
+another living player, and nobody sees a vote of the round before all have voted (the votes
+are buffered and revealed together). The single most-voted player is eliminated; a tie
+eliminates nobody. Civilians win when every undercover player is out; the undercover win when
+one civilian is left; after ``max_rounds`` (10) rounds ``timeout_winner`` (civilians) wins.
+Eliminated players stay in ``agents`` (never selected again) until the game ends, so that
+they receive their team's reward.
+
+Observations (``Dict``), per seat:
+    prompt: CoMet's rules (appendix C), the seat's name and word, the public transcript
+        (speaking order, descriptions, votes by round once revealed, eliminations), and what
+        to answer now.
+    word: the seat's secret word.
+    player: the seat's index.
+    team_sizes: [civilians, undercover] at the start (public, as in CoMet's prompts).
+    phase: 0 speaking, 1 voting, 2 game over.
+    round: current round (0-based).
+    alive: 1 per living player.
+    speaking_order: this round's speaking order (player indices, -1 padded).
+    descriptions: per round, per player, the description ("" when none).
+    votes: per round, per voter, the player voted for (-1: no vote or not revealed yet).
+    eliminated_round: per player, the round it was eliminated in (-1: alive).
+    vote_mask: 1 for the players the seat may vote for.
+
+Actions: ``Dict(description=Text, vote=Discrete(N), beliefs=Text)``. The phase says which
+entry counts: ``description`` when speaking, ``vote`` when voting (a bare string or int is
+accepted too). ``beliefs`` is optional JSON (``{"self": "civilian", "others": {"player_1":
+"undercover"}, "other_word": "tiger"}``), recorded for the identity metrics and never
+affecting the game; an unreadable report is recorded with its reason, never rejected.
+``infos[seat]["action_mask"] = {"vote": int8 mask, "description": None, "beliefs": None}``.
+
+Invalid actions (an empty or too long description, one that says the speaker's own word or a
+derivative of it, a vote for oneself, an eliminated or unknown player, a wrong type) are
+rejected with the reason in ``infos[seat]["error"]`` and the seat acts again, up to
+``max_retries``. Fallbacks: the description ``"(silence)"``; no vote.
+
+Rewards: at the end, +1 to every player of the winning team (eliminated or not), -1 to the
+losing team; 0 to all on a draw (``timeout_winner="none"``).
+
+Example:
+    >>> from cluegym.envs import undercover_v0
+    >>> env = undercover_v0.env(num_players=6, num_undercover=2)
+    >>> env.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = env.last()
+    >>> print(obs["prompt"])
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+
+from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.undercover.prompts import full_prompt, transcript
+from cluegym.envs.undercover.rules import (
+    SILENCE, UndercoverConfig, UndercoverRules, UndercoverState, metrics, parse_beliefs, seat_name,
+)
+
+__all__ = [
+    "UndercoverEnv", "env", "raw_env", "metrics", "random_vocabulary", "load_word_pairs", "DEFAULT_AGENTS",
+]
+
+#: Agents used by ``cluegym run undercover`` for seats not given on the command line.
+DEFAULT_AGENTS: dict[str, str] = {"*": "glove"}
+WORD_MAX_CHARS = 60
+BELIEFS_MAX_CHARS = 2000
+PHASES: tuple[str, ...] = ("speak", "vote", "over")
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped_pairs() -> dict[str, tuple[tuple[str, str], ...]]:
+    ref = resources.files("cluegym.envs.undercover") / "data" / "word_pairs.json"
+    data = json.loads(ref.read_text(encoding="utf-8"))
+    return {theme: tuple((a, b) for a, b in pairs) for theme, pairs in data["themes"].items()}
+
+
+def load_word_pairs(
+    value: str | Path | Sequence[Sequence[str]] | None = None, themes: str | Sequence[str] | None = None
+) -> tuple[tuple[str, str], ...]:
+    """Resolve the ``word_pairs`` option into a tuple of ``(word, word)`` pairs.
+
+    Args:
+        value: None for CoMet's 200 shipped pairs; a path to a JSON file (``{"themes": {name:
+            [[a, b], ...]}}`` or a plain list of pairs) or a text file with one ``a, b`` pair
+            per line (``#`` comments); or a list of pairs.
+        themes: restrict the shipped (or JSON) pairs to these themes, e.g. ``"animals"``.
+
+    Raises:
+        FileNotFoundError: the path does not exist. ValueError: a malformed or empty list.
+    """
+    by_theme: dict[str, Sequence[Sequence[str]]]
+    if value is None:
+        by_theme = dict(_shipped_pairs())
+    elif isinstance(value, (str, Path)):
+        path = Path(value)
+        if not path.is_file():
+            raise FileNotFoundError(f"word-pair list {str(path)!r} does not exist")
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":
+            data = json.loads(text)
+            by_theme = data["themes"] if isinstance(data, dict) else {"all": data}
+        else:
+            rows = [ln.split(",") for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+            by_theme = {"all": rows}
+    else:
+        by_theme = {"all": value}
+    if themes is not None:
+        wanted = [themes] if isinstance(themes, str) else list(themes)
+        unknown = sorted(set(wanted) - set(by_theme))
+        if unknown:
+            raise ValueError(f"unknown theme {', '.join(unknown)}; themes: {', '.join(sorted(by_theme))}")
+        by_theme = {t: by_theme[t] for t in wanted}
+    pairs: list[tuple[str, str]] = []
+    for theme, rows in by_theme.items():
+        for row in rows:
+            words = [str(w).strip().lower() for w in row]
+            if len(words) != 2 or not all(words) or words[0] == words[1]:
+                raise ValueError(f"word pair {list(row)!r} in {theme!r} is not two different words")
+            pairs.append((words[0], words[1]))
+    if not pairs:
+        raise ValueError("the word-pair list is empty")
+    return tuple(pairs)
+
+
+def random_vocabulary() -> tuple[str, ...]:
+    """Every single word of the shipped pairs (the random agent describes with one of them)."""
+    words = {w for pairs in _shipped_pairs().values() for pair in pairs for w in pair if " " not in w}
+    return tuple(sorted(words))
+
+
+class UndercoverEnv(ClueGameEnv):
+    """Undercover, N seats (see the module docstring for the full game card).
+
+    Args:
+        num_players: players (default 5).
+        num_undercover: undercover players, 1..num_players // 2 (default 2).
+        max_rounds: rounds before the game ends on timeout (default 10).
+        timeout_winner: ``"civilians"`` (default, as CoMet's code), ``"undercover"`` or ``"none"``.
+        word_pairs: None for CoMet's 200 pairs, a path (JSON or ``a, b`` lines) or a list of pairs.
+        themes: restrict to ``"animals"`` and/or ``"food"`` (or your JSON file's themes).
+        undercover_seats: fix the undercover seats (e.g. ``[3, 4]``) instead of drawing them,
+            for method-per-role experiments; the players are still not told their roles.
+        strict_word_check: also reject a description containing the own word inside another
+            word (``beehive`` for ``bee``) or one word of a multi-word word.
+        max_description_chars: longest description accepted (default 200).
+        max_retries: resubmissions allowed after an invalid action (default 3).
+        render_mode: ``"human"`` or ``"ansi"``.
+
+    ``reset(options={"words": [civilian_word, undercover_word], "undercover": [3, 4]})`` fixes
+    one game's words and undercover seats.
+    """
+
+    metadata = {"name": "undercover_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    game_id = "undercover_v0"
+
+    def __init__(
+        self,
+        *,
+        num_players: int = 5,
+        num_undercover: int = 2,
+        max_rounds: int = 10,
+        timeout_winner: str = "civilians",
+        word_pairs: str | Path | Sequence[Sequence[str]] | None = None,
+        themes: str | Sequence[str] | None = None,
+        undercover_seats: Sequence[int] | None = None,
+        strict_word_check: bool = False,
+        max_description_chars: int = 200,
+        max_retries: int = 3,
+        render_mode: str | None = None,
+        record_observations: bool = True,
+    ) -> None:
+        self.game_config = UndercoverConfig(
+            num_players=num_players, num_undercover=num_undercover, max_rounds=max_rounds,
+            timeout_winner=timeout_winner, max_description_chars=max_description_chars,
+            strict_word_check=strict_word_check,
+        )
+        self.word_pairs = load_word_pairs(word_pairs, themes)
+        self.undercover_seats = None if undercover_seats is None else [int(i) for i in undercover_seats]
+        if self.undercover_seats is not None and (
+            len(set(self.undercover_seats)) != num_undercover
+            or not all(0 <= i < num_players for i in self.undercover_seats)
+        ):
+            raise ValueError(
+                f"undercover_seats must be {num_undercover} distinct seats in 0..{num_players - 1}, "
+                f"got {self.undercover_seats}"
+            )
+        super().__init__(
+            max_retries=max_retries, render_mode=render_mode, record_observations=record_observations,
+            config={
+                "num_players": num_players, "num_undercover": num_undercover, "max_rounds": max_rounds,
+                "timeout_winner": timeout_winner, "themes": themes, "undercover_seats": self.undercover_seats,
+                "strict_word_check": strict_word_check, "max_description_chars": max_description_chars,
+                "word_pairs": None if word_pairs is None else (
+                    str(word_pairs) if isinstance(word_pairs, (str, Path)) else [list(p) for p in self.word_pairs]
+                ),
+            },
+        )
+        self.rules = UndercoverRules(self.game_config)
+        self.possible_agents = [seat_name(i) for i in range(num_players)]
+        self._index = {seat: i for i, seat in enumerate(self.possible_agents)}
+        cfg = self.game_config
+        self.prompt_max_chars = 4000 + cfg.max_rounds * (120 + num_players * (cfg.max_description_chars + 50))
+        self.observation_spaces = {seat: self._observation_space() for seat in self.possible_agents}
+        self.action_spaces = {
+            seat: gymnasium.spaces.Dict({
+                "description": text_space(cfg.max_description_chars),
+                "vote": gymnasium.spaces.Discrete(num_players),
+                "beliefs": text_space(BELIEFS_MAX_CHARS, min_length=0),
+            })
+            for seat in self.possible_agents
+        }
+        self.state: UndercoverState | None = None
+        self.last_round: dict[str, Any] | None = None
+        self._beliefs_note: tuple[str, str] | None = None
+
+    def _observation_space(self) -> gymnasium.spaces.Dict:
+        cfg = self.game_config
+        n, r = cfg.num_players, cfg.max_rounds
+        return gymnasium.spaces.Dict({
+            "prompt": text_space(self.prompt_max_chars),
+            "word": text_space(WORD_MAX_CHARS),
+            "player": gymnasium.spaces.Discrete(n),
+            "team_sizes": int_box(n, (2,)),
+            "phase": gymnasium.spaces.Discrete(len(PHASES)),
+            "round": gymnasium.spaces.Discrete(r + 1),
+            "alive": mask_space(n),
+            "speaking_order": int_box(n - 1, (n,), low=-1),
+            "descriptions": gymnasium.spaces.Tuple([text_tuple(n, cfg.max_description_chars) for _ in range(r)]),
+            "votes": int_box(n - 1, (r, n), low=-1),
+            "eliminated_round": int_box(r - 1, (n,), low=-1),
+            "vote_mask": mask_space(n),
+        })
+
+    # ------------------------------------------------------------------ hooks
+    def _new_game(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
+        options = options or {}
+        self.state = self.rules.new_game(
+            rng, self.word_pairs, words=options.get("words"),
+            undercover=options.get("undercover", self.undercover_seats),
+        )
+        self.last_round = None
+        self._beliefs_note = None
+
+    def _to_move(self) -> str | None:
+        player = self.rules.to_move(self.state)
+        return None if player is None else self.possible_agents[player]
+
+    def _observe(self, agent: str) -> dict[str, Any]:
+        state, cfg = self.state, self.game_config
+        n, r = cfg.num_players, cfg.max_rounds
+        p = self._index[agent]
+        descriptions = [[""] * n for _ in range(r)]
+        votes = np.full((r, n), -1, dtype=np.int64)
+        rounds = [(rec.round, rec.descriptions, rec.votes) for rec in state.history]
+        if state.phase != "over":
+            rounds.append((state.round, state.descriptions, {}))  # this round's votes stay hidden
+        for index, said, voted in rounds:
+            for speaker, text in said.items():
+                descriptions[index][speaker] = text
+            for voter, target in voted.items():
+                votes[index, voter] = -1 if target is None else target
+        order = np.full(n, -1, dtype=np.int64)
+        order[: len(state.order)] = state.order
+        eliminated = np.full(n, -1, dtype=np.int64)
+        for player, rnd in state.eliminated_round.items():
+            eliminated[player] = rnd
+        return {
+            "prompt": full_prompt(p, state, cfg, self.rules.to_move(state)),
+            "word": state.word_of(p),
+            "player": p,
+            "team_sizes": np.array([cfg.num_civilians, cfg.num_undercover], dtype=np.int64),
+            "phase": PHASES.index(state.phase),
+            "round": min(state.round, r),
+            "alive": np.array(state.alive, dtype=np.int8),
+            "speaking_order": order,
+            "descriptions": tuple(pad_texts(row, n) for row in descriptions),
+            "votes": votes,
+            "eliminated_round": eliminated,
+            "vote_mask": self.rules.vote_mask(state, p),
+        }
+
+    def _action_mask(self, agent: str) -> dict[str, Any]:
+        return {"vote": self.rules.vote_mask(self.state, self._index[agent]), "description": None, "beliefs": None}
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        info: dict[str, Any] = {"phase": self.state.phase}
+        if self.last_round is not None:
+            info["last_round"] = self.last_round
+        if self._beliefs_note is not None and self._beliefs_note[0] == agent:
+            info["beliefs_error"] = self._beliefs_note[1]
+        return info
+
+    def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
+        state, p = self.state, self._index[agent]
+        phase = state.phase
+        if isinstance(action, Mapping):
+            unknown = sorted(set(action) - {"description", "vote", "beliefs"})
+            if unknown:
+                return None, f"unknown action field {unknown[0]!r}; fields: description, vote, beliefs"
+            beliefs = action.get("beliefs")
+            value = action.get("description" if phase == "speak" else "vote")
+        else:
+            beliefs, value = None, action
+        if phase == "speak":
+            if value is None:
+                return None, 'speaking phase: give a "description"'
+            error = self.rules.description_error(state, p, value)
+            return (None, error) if error else ({"description": self.rules.normalize_description(value), "beliefs": beliefs}, None)
+        if value is None:
+            return None, 'voting phase: give a "vote" (a player index)'
+        error = self.rules.vote_error(state, p, value)
+        return (None, error) if error else ({"vote": int(value), "beliefs": beliefs}, None)
+
+    def _fallback_action(self, agent: str) -> tuple[Any, str]:
+        if self.state.phase == "speak":
+            return {"description": SILENCE, "beliefs": None}, f"description replaced by {SILENCE!r}"
+        return {"vote": None, "beliefs": None}, "no vote counted"
+
+    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
+        state, p = self.state, self._index[agent]
+        events: list[dict[str, Any]] = []
+        self._beliefs_note = None
+        beliefs, beliefs_error = parse_beliefs(action.get("beliefs"), self.game_config.num_players)
+        if beliefs is not None:
+            entry = self.rules.record_beliefs(state, p, beliefs)
+            events.append({"type": "beliefs", **{k: v for k, v in entry.items() if k != "role"}})
+        elif beliefs_error is not None:
+            self._beliefs_note = (agent, beliefs_error)
+            events.append({"type": "beliefs_unreadable", "player": agent, "reason": beliefs_error})
+        if state.phase == "speak":
+            self.rules.speak(state, p, action["description"])
+            events.insert(0, {"type": "description", "player": agent, "round": state.round,
+                              "text": state.descriptions[p]})
+            return events
+        self.rules.vote(state, p, action["vote"])
+        events.insert(0, {"type": "vote", "player": agent, "round": state.round})
+        if self.rules.next_voter(state) is None:
+            record = self.rules.resolve_votes(state, self.rng)
+            self.last_round = record.as_dict()
+            events.append({"type": "round_over", **self.last_round})
+            if state.phase == "over":
+                events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
+        return events
+
+    def _final_rewards(self) -> dict[str, float]:
+        return self.rules.rewards(self.state)
+
+    def _result(self) -> dict[str, Any]:
+        return self.rules.result(self.state)
+
+    def action_from_json(self, agent: str, action: Any) -> Any:
+        return action
+
+    def _render_text(self) -> str:
+        state, cfg = self.state, self.game_config
+        roles = ", ".join(
+            f"{seat_name(p)}={'U' if role == 'undercover' else 'C'}" for p, role in enumerate(state.roles)
+        )
+        lines = [
+            f"Undercover - round {min(state.round + 1, cfg.max_rounds)}/{cfg.max_rounds}  "
+            f"civilians: '{state.civilian_word}'  undercover: '{state.undercover_word}'",
+            f"roles: {roles}",
+            transcript(state).rstrip(),
+        ]
+        if state.phase == "over":
+            lines.append(f"winner: {state.winner or 'nobody'} ({state.end_reason})")
+        return "\n".join(lines)
+
+
+def raw_env(**kwargs: Any) -> UndercoverEnv:
+    """The unwrapped :class:`UndercoverEnv`."""
+    return UndercoverEnv(**kwargs)
+
+
+def env(**kwargs: Any):
+    """:class:`UndercoverEnv` with PettingZoo's order-enforcing wrapper."""
+    return wrap(raw_env(**kwargs))
+

@@ -1,0 +1,134 @@
+"""Undercover prompts: CoMet's game rules (appendix C) and background (Figures 16-17), the
+public transcript, and the request of the moment.
+
+The observation's ``"prompt"`` is a seat's whole view in natural language: the rules (with
+this game's counts), the seat's name and secret word (never its role), every round so far
+(speaking order, descriptions, votes once revealed, eliminations), then what to answer.
+Generalist LLM agents use it verbatim; answers are read as ``ANSWER: {"description": ...}``
+or ``ANSWER: {"vote": "player_3"}``.
+"""
+
+from __future__ import annotations
+
+from cluegym.envs.undercover.rules import RoundRecord, UndercoverConfig, UndercoverState, seat_name
+
+_TIMEOUT_TEXT = {
+    "civilians": "the civilians win",
+    "undercover": "the undercover players win",
+    "none": "nobody wins",
+}
+
+
+def rules_prompt(cfg: UndercoverConfig) -> str:
+    """CoMet's rules of Undercover (appendix C, Figure 16's background) with this game's counts."""
+    n, c, u = cfg.num_players, cfg.num_civilians, cfg.num_undercover
+    return (
+        f"You are playing the word game Undercover with {n} players.\n"
+        "At the beginning of the game, each player is randomly assigned one of two words that share some "
+        "similarities. Players are divided into two teams based on their assigned words: the majority group "
+        f"(the civilians, {c} players) and the minority group (the undercover players, {u} players). Each team "
+        "shares the same word, which is known only to the players on that team. At the start of the game, "
+        "players are only given their team's secret word, with no additional information: nobody is told which "
+        "team they are on, so you do not know whether your word is the civilians' word or the undercover word.\n"
+        "Each round, all surviving players take turns, in a random order, to briefly describe their word in one "
+        "sentence without directly revealing it: a description that contains your word, or any form of it, is not "
+        "allowed. After the descriptions, all surviving players vote at the same time (nobody sees the votes "
+        "before everyone has voted) for another surviving player, and the player who received the most votes is "
+        "eliminated. If there is a tie, no one is eliminated and the game continues.\n"
+        "If all the undercover players are eliminated, the civilians win; if the undercover players survive until "
+        f"only one civilian remains, the undercover players win. After {cfg.max_rounds} rounds the game ends and "
+        f"{_TIMEOUT_TEXT[cfg.timeout_winner]}. Eliminated players stay on their team and win or lose with it.\n"
+        "Players need to analyze other players' descriptions and voting behavior each round, attempt to identify "
+        "whether they belong to the civilian or undercover team, and then devise corresponding strategies and "
+        "actions to achieve victory in the game. When you describe your word, your goal is that your teammates "
+        "(those who share your word) understand that you are describing their word, but your opponents cannot "
+        "work out your word from your description."
+    )
+
+
+def _round_lines(record: RoundRecord | None, order: tuple[int, ...], descriptions: dict[int, str], number: int) -> list[str]:
+    lines = [f"Round {number} (speaking order: {', '.join(seat_name(p) for p in order)})"]
+    for p in order:
+        if p in descriptions:
+            lines.append(f"  {seat_name(p)}: {descriptions[p]}")
+    if record is not None:
+        votes = ", ".join(
+            f"{seat_name(v)} -> {'no vote' if t is None else seat_name(t)}" for v, t in sorted(record.votes.items())
+        )
+        lines.append(f"  Votes: {votes}")
+        if record.eliminated is None:
+            lines.append("  Result: a tie, nobody was eliminated.")
+        else:
+            lines.append(f"  Result: {seat_name(record.eliminated)} was eliminated.")
+    return lines
+
+
+def transcript(state: UndercoverState) -> str:
+    """The public record: each round's order, descriptions and (revealed) votes."""
+    lines: list[str] = []
+    for record in state.history:
+        lines += _round_lines(record, record.order, record.descriptions, record.round + 1)
+    if state.phase in ("speak", "vote"):
+        lines += _round_lines(None, state.order, state.descriptions, state.round + 1)
+        if state.phase == "vote":
+            lines.append(
+                f"  Voting: {len(state.votes)} of {len(state.living())} players have voted; "
+                "votes are revealed when everyone has voted."
+            )
+    lines.append(f"Still in the game: {', '.join(seat_name(p) for p in state.living())}.")
+    return "\n".join(lines) + "\n"
+
+
+BELIEFS_HELP = (
+    'You may add your beliefs to your answer; they are recorded for analysis and never change the game: '
+    '"beliefs": {"self": "civilian" or "undercover", "others": {"player_1": "civilian", "player_2": "undercover", '
+    '...}, "other_word": "your guess of the other team\'s word"}.'
+)
+
+
+def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: int | None) -> str:
+    """What the seat is asked now (or what it waits for, or how the game ended)."""
+    name = seat_name(seat)
+    if state.phase == "over":
+        winner = {"civilians": "the civilians won", "undercover": "the undercover players won"}.get(
+            state.winner or "", "nobody won"
+        )
+        reasons = {
+            "undercover_eliminated": "all undercover players were eliminated",
+            "one_civilian_left": "only one civilian was left",
+            "timeout": f"the {cfg.max_rounds}-round limit was reached",
+        }
+        roles = ", ".join(f"{seat_name(p)}={r}" for p, r in enumerate(state.roles))
+        return (
+            f"The game is over: {winner} ({reasons[state.end_reason]}). The civilians' word was "
+            f"'{state.civilian_word}' and the undercover word was '{state.undercover_word}'. Roles: {roles}."
+        )
+    if not state.alive[seat]:
+        return f"You were eliminated in round {state.eliminated_round[seat] + 1}; your team plays on without you."
+    round_text = f"Round {state.round + 1} of at most {cfg.max_rounds}"
+    if to_move != seat:
+        doing = "speak" if state.phase == "speak" else "vote"
+        return f"{round_text}: waiting for {seat_name(to_move) if to_move is not None else 'the others'} to {doing}."
+    if state.phase == "speak":
+        return (
+            f"{round_text}: it is your turn to speak. Describe your word '{state.word_of(seat)}' in one sentence "
+            f"(at most {cfg.max_description_words} words) without saying it or any form of it.\n"
+            f"{BELIEFS_HELP}\n"
+            'Provide your final answer like "ANSWER: {"description": "your one-sentence description"}".'
+        )
+    options = ", ".join(seat_name(p) for p in state.living() if p != seat)
+    return (
+        f"{round_text}: voting phase. Vote for the player you want to eliminate, one of: {options} "
+        f"(not yourself, {name}).\n"
+        f"{BELIEFS_HELP}\n"
+        'Provide your final answer like "ANSWER: {"vote": "player_X"}".'
+    )
+
+
+def full_prompt(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: int | None) -> str:
+    """The seat's complete view: rules, identity and word, the transcript, the request."""
+    identity = f"You are {seat_name(seat)}. Your secret word is '{state.word_of(seat)}'."
+    return (
+        rules_prompt(cfg) + "\n\n" + identity + "\n\nGame so far:\n" + transcript(state) + "\n"
+        + request(seat, state, cfg, to_move)
+    )

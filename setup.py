@@ -1,0 +1,47 @@
+"""Package discovery for cluegym's folder layout.
+
+The top-level folders ``envs/``, ``agents/``, ``wrappers/``, ``training/`` and
+``benchmarks/`` are installed as ``cluegym.envs``, ``cluegym.agents``, ... so a new
+game or agent module is picked up without touching any list: every folder with an
+``__init__.py`` becomes a package and every file under a ``data/`` folder ships.
+"""
+
+from pathlib import Path
+
+from setuptools import setup
+
+ROOT = Path(__file__).parent
+NAMESPACE = {
+    "cluegym": "cluegym",
+    "cluegym.envs": "envs",
+    "cluegym.agents": "agents",
+    "cluegym.wrappers": "wrappers",
+    "cluegym.training": "training",
+    "cluegym.benchmarks": "benchmarks",
+}
+
+
+def _discover() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
+    packages: list[str] = []
+    package_dir: dict[str, str] = {}
+    package_data: dict[str, list[str]] = {}
+    for name, folder in NAMESPACE.items():
+        package_dir[name] = folder
+        for init in sorted((ROOT / folder).rglob("__init__.py")):
+            rel = init.parent.relative_to(ROOT / folder)
+            if "__pycache__" in rel.parts:
+                continue
+            package = ".".join([name, *rel.parts]) if rel.parts else name
+            packages.append(package)
+            data_dir = init.parent / "data"
+            if data_dir.is_dir():
+                package_data[package] = [
+                    str(p.relative_to(init.parent))
+                    for p in sorted(data_dir.rglob("*"))
+                    if p.is_file() and "__pycache__" not in p.parts
+                ]
+    return packages, package_dir, package_data
+
+
+PACKAGES, PACKAGE_DIR, PACKAGE_DATA = _discover()
+setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA)

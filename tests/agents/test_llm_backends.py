@@ -1,0 +1,140 @@
+"""The OpenAI-compatible backend against a real HTTP server on 127.0.0.1 that misbehaves:
+429 (with Retry-After), 5xx, hangs past the timeout, dropped connections, garbage bodies.
+Also: the API key never leaks, the in-flight limit holds, the reply cache works."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from cluegym.agents.llm.backends import (
+    BackendError, Completion, OpenAIBackend, ResponseCache, Sampling, ScriptedBackend, get_backend, open_cache,
+)
+from cluegym.agents.llm.fake_server import FakeChatServer
+
+SECRET = "sk-test-SECRET-0123456789"
+MESSAGES = [{"role": "user", "content": 'Give "hints" please'}]
+
+
+@pytest.fixture
+def key_env(monkeypatch):
+    monkeypatch.setenv("CLUEGYM_TEST_KEY", SECRET)
+    return "CLUEGYM_TEST_KEY"
+
+
+def backend_for(server: FakeChatServer, key_env: str, **kw) -> OpenAIBackend:
+    options = {"timeout": 0.5, "max_retries": 8, "backoff_s": 0.01, "backoff_max_s": 0.2, **kw}
+    return OpenAIBackend("fake-model", base_url=server.base_url, api_key_env=key_env, **options)
+
+
+def test_retries_every_transient_failure_then_succeeds(key_env):
+    script = [429, 500, "garbage", "empty", "drop", "hang", 503]
+    with FakeChatServer(script=script, hang_s=2.0, retry_after=0.05) as server:
+        backend = backend_for(server, key_env)
+        start = time.perf_counter()
+        completion = asyncio.run(backend.complete(MESSAGES, Sampling()))
+        elapsed = time.perf_counter() - start
+    assert '"hints"' in completion.text
+    assert completion.retries == len(script)
+    assert len(server.requests) == len(script) + 1
+    assert completion.prompt_tokens and completion.completion_tokens
+    assert elapsed < 5  # backoff is short here, and the hang was cut by the 0.5 s timeout
+    assert server.auth_headers[0] == f"Bearer {SECRET}"  # the key is sent ...
+
+
+def test_backoff_grows_and_honours_retry_after(key_env):
+    with FakeChatServer(script=[500, 500, 500]) as server:
+        backend = backend_for(server, key_env, backoff_s=0.1, backoff_max_s=1.0)
+        start = time.perf_counter()
+        asyncio.run(backend.complete(MESSAGES, Sampling()))
+        # waits of 0.1, 0.2, 0.4 s scaled by jitter in [0.5, 1]: at least 0.35 s in all
+        assert time.perf_counter() - start >= 0.35
+    with FakeChatServer(script=[429], retry_after=0.6) as server:
+        backend = backend_for(server, key_env, backoff_s=0.01, backoff_max_s=1.0)
+        start = time.perf_counter()
+        asyncio.run(backend.complete(MESSAGES, Sampling()))
+        assert time.perf_counter() - start >= 0.55
+
+
+def test_gives_up_after_max_retries_without_leaking_the_key(key_env):
+    with FakeChatServer(script=[500] * 10) as server:
+        backend = backend_for(server, key_env, max_retries=2)
+        with pytest.raises(BackendError) as info:
+            asyncio.run(backend.complete(MESSAGES, Sampling()))
+    assert info.value.retryable and "failed 3 times" in str(info.value) and "HTTP 500" in str(info.value)
+    assert len(server.requests) == 3
+    assert SECRET not in str(info.value) and SECRET not in repr(backend) and SECRET not in json.dumps(backend.describe())
+
+
+def test_client_errors_are_not_retried(key_env):
+    for status in (400, 401, 404):
+        with FakeChatServer(script=[status]) as server:
+            backend = backend_for(server, key_env)
+            with pytest.raises(BackendError) as info:
+                asyncio.run(backend.complete(MESSAGES, Sampling()))
+        assert not info.value.retryable and info.value.status == status and len(server.requests) == 1
+        assert SECRET not in str(info.value)
+
+
+def test_sampling_parameters_and_images_reach_the_server(key_env):
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    messages = [{"role": "user", "content": [{"type": "text", "text": "Which card?"}, image]}]
+    with FakeChatServer() as server:
+        backend = backend_for(server, key_env)
+        asyncio.run(backend.complete(messages, Sampling(temperature=0.7, top_p=0.9, max_tokens=77, seed=5)))
+        text_only = backend_for(server, key_env, vision=False)
+        asyncio.run(text_only.complete(messages, Sampling()))
+    sent = server.requests[0]
+    assert sent["model"] == "fake-model" and sent["temperature"] == 0.7 and sent["top_p"] == 0.9
+    assert sent["max_tokens"] == 77 and sent["seed"] == 5
+    assert sent["messages"][0]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert server.requests[1]["messages"][0]["content"] == "Which card?\n[image]"
+
+
+def test_in_flight_limit_is_shared_and_respected(key_env):
+    with FakeChatServer(delay_s=0.1) as server:
+        backend = backend_for(server, key_env, max_in_flight=4)
+
+        async def burst():
+            return await asyncio.gather(*(backend.complete(MESSAGES, Sampling()) for _ in range(16)))
+
+        start = time.perf_counter()
+        replies = asyncio.run(burst())
+        elapsed = time.perf_counter() - start
+        # a second event loop gets its own client and semaphore (matches run one after another)
+        asyncio.run(burst())
+    assert len(replies) == 16 and server.max_in_flight == 4 and backend.max_seen_in_flight == 4
+    assert elapsed >= 0.35  # 16 requests, 4 at a time, 0.1 s each
+
+
+def test_response_cache_makes_reruns_free(tmp_path, key_env):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    with FakeChatServer() as server:
+        backend = backend_for(server, key_env)
+        backend.cache = cache
+        first = asyncio.run(backend.complete(MESSAGES, Sampling(max_tokens=20)))
+        again = asyncio.run(backend.complete(MESSAGES, Sampling(max_tokens=20)))
+        other = asyncio.run(backend.complete(MESSAGES, Sampling(max_tokens=21)))  # different params: a miss
+    assert len(server.requests) == 2 and again.cached and not first.cached and not other.cached
+    assert again.text == first.text and again.completion_tokens == first.completion_tokens
+    assert len(cache) == 2 and cache.hits == 1
+    key = ResponseCache.key("openai", "m", MESSAGES, Sampling())
+    assert key != ResponseCache.key("openai", "m2", MESSAGES, Sampling())
+    assert key != ResponseCache.key("local", "m", MESSAGES, Sampling())
+    assert open_cache(tmp_path / "x.sqlite") is open_cache(str(tmp_path / "x.sqlite"))
+    assert open_cache(None) is None and open_cache("off") is None
+
+
+def test_scripted_backend_and_registry():
+    backend = ScriptedBackend(["a", "b"])
+    assert [asyncio.run(backend.complete(MESSAGES, Sampling())).text for _ in range(3)] == ["a", "b", "a"]
+    assert isinstance(asyncio.run(ScriptedBackend(lambda m: "x").complete(MESSAGES, Sampling())), Completion)
+    shared = get_backend("openai", model="m", base_url="http://127.0.0.1:9/v1")
+    assert get_backend("openai", model="m", base_url="http://127.0.0.1:9/v1") is shared
+    with pytest.raises(ValueError, match="unknown LLM backend"):
+        get_backend("vllm")
+    with pytest.raises(ValueError, match="needs a model"):
+        OpenAIBackend("")

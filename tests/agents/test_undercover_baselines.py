@@ -1,0 +1,135 @@
+"""Undercover embedding baselines: valid related descriptions, other-word and role inference,
+camouflage, voting, belief reports, full matches, and baseline vs random."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import cluegym
+from cluegym.agents import make_agent
+from cluegym.benchmarks.match import run_match
+from cluegym.envs.taboo.matching import says_word
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = cluegym.make("undercover")
+    e.reset(seed=0, options={"words": ["bee", "butterfly"], "undercover": [3, 4]})
+    return e
+
+
+def player(env, spec="glove", seat="player_0", seed=0):
+    agent = make_agent(spec, game="undercover", seat=seat, action_space=env.action_space(seat), seed=seed)
+    agent.reset(seed)
+    return agent
+
+
+def observation(word: str, me: int, said: dict[int, list[str]], phase: int = 0, rounds: int = 10,
+                alive: tuple[int, ...] = (1, 1, 1, 1, 1)) -> dict:
+    """A hand-made observation: ``said`` maps player -> descriptions, one per round."""
+    n = len(alive)
+    descriptions = [[""] * n for _ in range(rounds)]
+    for p, texts in said.items():
+        for r, text in enumerate(texts):
+            descriptions[r][p] = text
+    mask = np.array(alive, dtype=np.int8)
+    mask[me] = 0
+    played = max((len(t) for t in said.values()), default=0)
+    return {"word": word, "player": me, "phase": phase, "round": played, "team_sizes": np.array([3, 2]),
+            "alive": np.array(alive, dtype=np.int8), "descriptions": tuple(tuple(r) for r in descriptions),
+            "vote_mask": mask}
+
+
+BEE_TALK = ["honey", "hive", "sting"]
+BUTTERFLY_TALK = ["caterpillar", "wings", "moth"]
+
+
+def test_descriptions_are_valid_related_and_never_repeated(env):
+    agent = player(env, "glove:k=1")
+    obs = observation("bee", 0, {})
+    first = agent.act(obs, {})["description"]
+    assert first and not says_word(first, "bee")
+    vectors = agent.vectors
+    assert float(vectors.vector(first) @ vectors.vector("bee")) > float(vectors.vector(first) @ vectors.vector("car"))
+    # k=1 is deterministic; once that word has been said by anyone it is not said again
+    assert agent.act(obs, {})["description"] == first
+    again = agent.act(observation("bee", 0, {1: [first]}), {})["description"]
+    assert again != first and not says_word(again, "bee")
+    wide = {player(env, "glove:k=20", seed=s).act(obs, {})["description"] for s in range(12)}
+    assert len(wide) > 4 and not any(says_word(w, "bee") for w in wide)
+
+
+def test_infers_teammates_other_word_and_own_role(env):
+    agent = player(env)
+    # I have "bee"; players 1, 2 talk bee, players 3, 4 talk butterfly: I am a civilian.
+    said = {1: BEE_TALK[:2], 2: ["pollen", "wasp"], 3: BUTTERFLY_TALK[:2], 4: ["cocoon", "colorful"]}
+    belief = agent.beliefs(observation("bee", 0, said))
+    assert belief["self"] == "civilian"
+    assert belief["others"] == {"1": "teammate", "2": "teammate", "3": "opponent", "4": "opponent"}
+    assert not says_word(belief["other_word"], "bee")
+    # I have "butterfly" and three players talk bee: I am undercover, the civilians' word is bee-like.
+    said = {0: BEE_TALK[:2], 1: ["pollen", "wasp"], 2: ["beekeeper", "nectar"], 4: BUTTERFLY_TALK[:2]}
+    belief = agent.beliefs(observation("butterfly", 3, said))
+    assert belief["self"] == "undercover" and belief["others"]["4"] == "teammate"
+    vec = agent.vectors
+    bee_talk = vec.vector("honey hive pollen wasp nectar")
+    assert float(vec.vector(belief["other_word"]) @ bee_talk) > float(vec.vector("butterfly") @ bee_talk)
+    assert agent.beliefs(observation("bee", 0, {})) is None
+
+
+def test_undercover_camouflages_from_round_two(env):
+    said = {0: ["honey", "pollen"], 1: ["hive", "wasp"], 2: ["beekeeper", "nectar"], 4: ["caterpillar", "moth"]}
+    obs = observation("butterfly", 3, said)
+    vec = player(env).vectors
+    bee_talk = vec.vector("honey pollen hive wasp beekeeper nectar")
+
+    def closer_to_bee_talk(text: str) -> bool:
+        return float(vec.vector(text) @ bee_talk) > float(vec.vector(text) @ vec.vector("butterfly"))
+
+    camouflaged = [player(env, "glove:k=5", seed=seed).act(obs, {})["description"] for seed in range(8)]
+    assert not any(says_word(text, "butterfly") for text in camouflaged)
+    assert sum(map(closer_to_bee_talk, camouflaged)) >= 6
+    honest = [player(env, "glove:k=5,camouflage_round=0", seed=seed).act(obs, {})["description"] for seed in range(8)]
+    assert sum(map(closer_to_bee_talk, honest)) <= 2
+
+
+def test_votes_for_the_worst_fit_among_living_others(env):
+    said = {0: ["honey"], 1: ["hive"], 2: ["wasp"], 3: ["caterpillar"], 4: ["pollen"]}
+    agent = player(env)
+    action = agent.act(observation("bee", 0, said, phase=1), {})
+    assert action["vote"] == 3
+    beliefs = json.loads(action["beliefs"])
+    assert beliefs["self"] == "civilian" and beliefs["others"]["3"] == "opponent"
+    # player 3 eliminated: vote among the living others only
+    action = agent.act(observation("bee", 0, said, phase=1, alive=(1, 1, 1, 0, 1)), {})
+    assert action["vote"] in (1, 2, 4)
+    quiet = player(env, "glove:report_beliefs=false").act(observation("bee", 0, said, phase=1), {})
+    assert quiet["beliefs"] == ""
+
+
+def test_full_games_are_valid_and_report_beliefs():
+    summary = run_match("undercover", {"*": "glove"}, games=4, seed=1, progress=False)
+    m = summary["metrics"]
+    assert m["games"] == 4 and m["invalid_actions"] == 0 and m["fallbacks"] == 0
+    assert m["belief_reports"] > 0 and 0 <= m["self_identity_accuracy"] <= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("embedding", ["word2vec", "minilm"])
+def test_other_embeddings_play_full_games(embedding):
+    summary = run_match("undercover", {"*": embedding}, games=2, seed=2, progress=False)
+    assert summary["metrics"]["invalid_actions"] == 0
+
+
+@pytest.mark.slow
+def test_baseline_civilians_beat_random_undercover():
+    env_kwargs = {"undercover_seats": [3, 4]}
+    vs_random = run_match("undercover", {"*": "glove", "player_3": "random", "player_4": "random"},
+                          games=20, seed=0, env_kwargs=env_kwargs, progress=False)["metrics"]
+    all_random = run_match("undercover", {"*": "random"}, games=20, seed=0, env_kwargs=env_kwargs,
+                           progress=False)["metrics"]
+    assert vs_random["civilian_win_rate"] >= 0.8
+    assert vs_random["civilian_win_rate"] > all_random["civilian_win_rate"] + 0.2

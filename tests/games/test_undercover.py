@@ -1,0 +1,416 @@
+"""Undercover: rules by scripted games (ties, eliminations, wins, timeouts), hidden roles and
+votes, invalid descriptions and votes with their fallbacks, beliefs, metrics, conformance,
+and a seeded golden playthrough."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import cluegym
+from cluegym.envs.core.record import replay, transcript
+from cluegym.envs.undercover import env as undercover_env
+from cluegym.envs.undercover.env import UndercoverEnv, load_word_pairs, raw_env
+from cluegym.envs.undercover.rules import SILENCE, UndercoverConfig, metrics, parse_beliefs
+
+GOLDEN = Path(__file__).parent / "golden" / "undercover_seed3.txt"
+# Civilians player_0, player_1, player_2 ("bee"); undercover player_3, player_4 ("butterfly").
+WORDS = ["bee", "butterfly"]
+UNDERCOVER = [3, 4]
+
+
+def new_env(seed: int = 0, **kwargs) -> UndercoverEnv:
+    env = raw_env(**kwargs)
+    env.reset(seed=seed, options={"words": WORDS, "undercover": UNDERCOVER})
+    return env
+
+
+def idx(seat: str) -> int:
+    return int(seat.rsplit("_", 1)[1])
+
+
+def speak_round(env: UndercoverEnv, text: str = "It lives near flowers.") -> list[str]:
+    """Every living player speaks; returns the speaking order."""
+    order = []
+    while env.state.phase == "speak":
+        seat = env.agent_selection
+        order.append(seat)
+        env.step({"description": text, "vote": 0, "beliefs": ""})
+        assert "error" not in env.infos[seat], env.infos[seat]
+    return order
+
+
+def vote_round(env: UndercoverEnv, votes: dict[int, int]) -> None:
+    """Every living player votes; ``votes`` maps voter index -> target index."""
+    assert env.state.phase == "vote"
+    while env.state.phase == "vote":
+        seat = env.agent_selection
+        env.step({"description": "", "vote": votes[idx(seat)], "beliefs": ""})
+        assert "error" not in env.infos[seat], env.infos[seat]
+
+
+def test_deal_hidden_roles_and_words():
+    env = new_env()
+    assert env.possible_agents == [f"player_{i}" for i in range(5)]
+    for i, seat in enumerate(env.possible_agents):
+        obs = env.observe(seat)
+        assert obs["word"] == ("butterfly" if i in UNDERCOVER else "bee")
+        other = "bee" if i in UNDERCOVER else "butterfly"
+        assert other not in obs["prompt"]
+        assert "Your secret word is '" + obs["word"] + "'" in obs["prompt"]
+        assert not any(key in obs for key in ("role", "roles"))
+        assert obs["team_sizes"].tolist() == [3, 2]
+    # seeded deals: the word pair side and the undercover seats are drawn at random
+    deals = set()
+    for seed in range(12):
+        e = raw_env()
+        e.reset(seed=seed)
+        deals.add((e.state.undercover_word, tuple(r == "undercover" for r in e.state.roles)))
+    assert len(deals) > 6
+
+
+def test_speaking_order_is_shuffled_each_round_and_votes_in_seat_order():
+    env = new_env(seed=1)
+    orders = []
+    for _ in range(3):
+        orders.append(speak_round(env))
+        assert sorted(orders[-1]) == env.possible_agents
+        voters = []
+        while env.state.phase == "vote":
+            voters.append(env.agent_selection)
+            env.step({"vote": (idx(env.agent_selection) + 1) % 5})  # a 5-cycle: a tie
+        assert voters == env.possible_agents
+    assert len({tuple(o) for o in orders}) > 1
+
+
+def test_votes_are_hidden_until_everyone_voted():
+    env = new_env()
+    speak_round(env)
+    before = env.observe("player_4")
+    env.step({"vote": 3})
+    env.step({"vote": 3})
+    during = env.observe("player_4")
+    assert (during["votes"] == -1).all() and "->" not in during["prompt"]
+    assert "2 of 5 players have voted" in during["prompt"]
+    # only the vote count and whom it waits for change, never a vote's content
+    assert before["prompt"].replace("0 of 5", "2 of 5").rsplit("\n", 1)[0] == during["prompt"].rsplit("\n", 1)[0]
+    env.step({"vote": 3})
+    env.step({"vote": 0})
+    env.step({"vote": 0})
+    after = env.observe("player_4")
+    assert after["votes"][0].tolist() == [3, 3, 3, 0, 0]
+    assert "player_0 -> player_3" in after["prompt"]
+    assert env.infos["player_0"]["last_round"]["eliminated"] == "player_3"
+
+
+def test_tie_eliminates_nobody():
+    env = new_env()
+    speak_round(env)
+    vote_round(env, {0: 3, 1: 3, 2: 4, 3: 4, 4: 1})  # 2-2-1
+    assert all(env.state.alive)
+    assert env.state.round == 1 and env.state.phase == "speak"
+    assert "a tie, nobody was eliminated" in env.observe("player_0")["prompt"]
+    assert env.game_record()["steps"][-1]["events"][-1]["eliminated"] is None
+
+
+def test_civilians_win_when_all_undercover_out_and_eliminated_players_sit_out():
+    env = new_env()
+    speak_round(env)
+    vote_round(env, {0: 3, 1: 3, 2: 3, 3: 0, 4: 0})
+    assert env.state.alive == [True, True, True, False, True]
+    assert "player_3" in env.agents  # stays until the game ends
+    order = speak_round(env)
+    assert "player_3" not in order
+    assert env.observe("player_3")["eliminated_round"][3] == 0
+    assert "You were eliminated in round 1" in env.observe("player_3")["prompt"]
+    vote_round(env, {0: 4, 1: 4, 2: 4, 4: 0})
+    assert env.state.winner == "civilians" and env.state.end_reason == "undercover_eliminated"
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {
+        "player_0": 1.0, "player_1": 1.0, "player_2": 1.0, "player_3": -1.0, "player_4": -1.0,
+    }
+    result = env.game_record()["result"]
+    assert result["rounds"] == 2 and [e["player"] for e in result["eliminated"]] == ["player_3", "player_4"]
+    assert result["roles"]["player_4"] == "undercover" and result["words"] == {"civilian": "bee", "undercover": "butterfly"}
+    for _ in list(env.agents):
+        env.step(None)
+    assert env.agents == []
+
+
+def test_undercover_win_when_one_civilian_left():
+    env = new_env()
+    speak_round(env)
+    vote_round(env, {0: 1, 1: 0, 2: 0, 3: 0, 4: 0})
+    speak_round(env)
+    vote_round(env, {1: 2, 2: 1, 3: 1, 4: 1})
+    assert env.state.winner == "undercover" and env.state.end_reason == "one_civilian_left"
+    assert env._cumulative_rewards["player_0"] == -1.0 and env._cumulative_rewards["player_3"] == 1.0
+    assert "the undercover players won" in env.observe("player_2")["prompt"]
+
+
+@pytest.mark.parametrize("timeout_winner, rewards", [
+    ("civilians", (1.0, -1.0)), ("undercover", (-1.0, 1.0)), ("none", (0.0, 0.0)),
+])
+def test_timeout(timeout_winner, rewards):
+    env = new_env(max_rounds=2, timeout_winner=timeout_winner)
+    for _ in range(2):
+        speak_round(env)
+        vote_round(env, {0: 1, 1: 0, 2: 3, 3: 4, 4: 2})  # 1 vote each: a tie
+    assert env.state.end_reason == "timeout"
+    assert env.state.winner == (None if timeout_winner == "none" else timeout_winner)
+    assert env._cumulative_rewards["player_0"] == rewards[0]
+    assert env._cumulative_rewards["player_3"] == rewards[1]
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("It is a bee.", "own word"),
+    ("Bees make honey.", "own word"),
+    ("It sounds like buzzing BEES!", "own word"),
+    ("", "empty"),
+    ("   \n\t ", "empty"),
+    ("go " * 41, "more than 40 words"),
+    ("x" * 201, "longer than 200"),
+    (42, "must be a string"),
+])
+def test_invalid_descriptions_rejected_then_fallback(text, reason):
+    env = new_env(max_retries=1)
+    speaker = env.agent_selection
+    env.state.roles = tuple("civilian" for _ in range(5))  # every seat has "bee" here
+    env.step({"description": text})
+    assert env.agent_selection == speaker and reason in env.infos[speaker]["error"]
+    assert env.infos[speaker]["retries_left"] == 1
+    assert env.state.descriptions == {}
+    env.step({"description": text})
+    assert env.agent_selection != speaker
+    assert env.state.descriptions[idx(speaker)] == SILENCE
+    assert "fallback" in env.infos[speaker]
+    assert env.game_record()["counters"] == {"invalid_actions": 2, "fallbacks": 1}
+
+
+@pytest.mark.parametrize("text", ["A beetle is not it.", "It has a beehive nearby.", "It can be seen near flowers."])
+def test_related_words_are_fine(text):
+    env = new_env()
+    env.state.roles = tuple("civilian" for _ in range(5))
+    speaker = env.agent_selection
+    env.step({"description": text})
+    assert "error" not in env.infos[speaker]
+
+
+def test_multiword_words_and_strict_mode():
+    env = new_env()
+    env.reset(seed=0, options={"words": ["otter", "sea otter"], "undercover": UNDERCOVER})
+    env.state.roles = tuple("undercover" for _ in range(5))  # every seat has "sea otter"
+    seat = env.agent_selection
+    env.step({"description": "Two sea otters float."})
+    assert "own word 'sea otter'" in env.infos[seat]["error"]
+    env.step({"description": "Like an otter, in salt water."})
+    assert "error" not in env.infos[seat]
+    strict = raw_env(strict_word_check=True)
+    strict.reset(seed=0, options={"words": ["otter", "sea otter"], "undercover": UNDERCOVER})
+    strict.state.roles = tuple("undercover" for _ in range(5))
+    seat = strict.agent_selection
+    strict.step({"description": "Like an otter, in salt water."})
+    assert "own word" in strict.infos[seat]["error"]
+
+
+@pytest.mark.parametrize("vote, reason", [
+    ("self", "yourself"), (5, "out of range"), (-1, "out of range"), ("player_1", "player index"),
+    (True, "player index"), (1.5, "player index"), (None, "give a \"vote\""), ("dead", "eliminated"),
+])
+def test_invalid_votes_rejected_then_no_vote(vote, reason):
+    env = new_env(max_retries=1)
+    speak_round(env)
+    vote_round(env, {0: 4, 1: 4, 2: 4, 3: 0, 4: 0})  # player_4 out
+    speak_round(env)
+    voter = env.agent_selection
+    if vote == "self":
+        vote = idx(voter)
+    elif vote == "dead":
+        vote = 4
+    env.step({"description": "", "vote": vote, "beliefs": ""})
+    assert env.agent_selection == voter and reason in env.infos[voter]["error"]
+    env.step({"vote": vote})
+    assert env.agent_selection != voter
+    assert env.state.votes[idx(voter)] is None  # fallback: no vote counted
+
+
+def test_action_forms_and_masks():
+    env = new_env()
+    seat = env.agent_selection
+    assert env.infos[seat]["action_mask"]["description"] is None
+    assert env.infos[seat]["action_mask"]["vote"].tolist() == [int(i != idx(seat)) for i in range(5)]
+    env.step("A bare string is a description.")
+    assert "error" not in env.infos[seat]
+    env.step({"description": "ok", "colour": "red"})
+    assert "unknown action field 'colour'" in env.infos[env.agent_selection]["error"]
+    env.step(["not", "a", "dict"])
+    assert "must be a string" in env.infos[env.agent_selection]["error"]
+    assert env.action_space(seat).contains({"description": "x", "vote": 1, "beliefs": ""})
+
+
+def test_beliefs_are_recorded_and_never_change_the_game():
+    def play(with_beliefs: bool) -> dict:
+        env = new_env()
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            me = int(obs["player"])
+            beliefs = json.dumps({"self": "civilian", "others": {f"player_{(me + 1) % 5}": "undercover", "player_3": "opponent"},
+                                  "other_word": "Butterflies"}) if with_beliefs else ""
+            vote = 3 if obs["alive"][3] and me != 3 else int(np.flatnonzero(obs["vote_mask"])[0])
+            env.step({"description": "It flies.", "vote": vote, "beliefs": beliefs})
+        return env.unwrapped.game_record()["result"]
+
+    with_b, without = play(True), play(False)
+    assert {k: v for k, v in with_b.items() if k != "beliefs"} == {k: v for k, v in without.items() if k != "beliefs"}
+    assert without["beliefs"] == []
+    first = with_b["beliefs"][0]
+    assert first["self_correct"] == (first["role"] == "civilian")
+    m = metrics([with_b])
+    assert m["belief_reports"] == len(with_b["beliefs"])
+    assert 0 <= m["self_identity_accuracy"] <= 1 and 0 <= m["others_identity_accuracy"] <= 1
+    # civilians guessing "Butterflies" for the other word are right (inflection ignored)
+    assert all(b["other_word_correct"] == (b["role"] == "civilian") for b in with_b["beliefs"])
+
+
+def test_unreadable_beliefs_are_recorded_not_rejected():
+    env = new_env()
+    seat = env.agent_selection
+    env.step({"description": "It flies.", "beliefs": "{not json"})
+    assert env.agent_selection != seat and "error" not in env.infos[seat]
+    assert "not JSON" in env.infos[seat]["beliefs_error"]
+    assert env.game_record()["steps"][-1]["events"][-1]["type"] == "beliefs_unreadable"
+    assert parse_beliefs('{"self": "spy"}', 5)[1].startswith("beliefs.self")
+    assert parse_beliefs('{"others": {"player_9": "civilian"}}', 5)[1].startswith("beliefs.others names")
+    assert parse_beliefs('{"others": {"2": "teammate", "player_1": "?"}}', 5)[1] is not None
+    assert parse_beliefs('{"others": {"2": "teammate", "player_1": "undecided"}}', 5)[0] == {
+        "others": {"2": "teammate", "1": "undecided"}}
+
+
+def test_metrics_balanced_and_per_seat():
+    def result(winner, undercover, rounds=3, beliefs=()):
+        roles = {f"player_{i}": "undercover" if i in undercover else "civilian" for i in range(5)}
+        return {"winner": winner, "end_reason": "undercover_eliminated" if winner == "civilians" else "one_civilian_left",
+                "rounds": rounds, "roles": roles, "eliminated": [], "ties": 1, "beliefs": list(beliefs)}
+
+    beliefs = [{"role": "civilian", "self_correct": True, "others_judged": 4, "others_correct": 3},
+               {"role": "undercover", "self_correct": False, "others_judged": 4, "others_correct": 1}]
+    results = [result("civilians", [3, 4], beliefs=beliefs), result("civilians", [0, 1]),
+               result("undercover", [3, 4]), result("civilians", [2, 3], rounds=5)]
+    m = metrics(results)
+    assert m["civilian_win_rate"] == 0.75 and m["undercover_win_rate"] == 0.25
+    assert m["balanced_win_rate"] == pytest.approx(0.5 - 0.0625)  # mean 0.5, variance 0.25^2
+    assert m["avg_rounds"] == 3.5 and m["tie_rate"] == pytest.approx(4 / 14)
+    assert m["seat_win_rate_undercover"]["player_3"] == pytest.approx(1 / 3)
+    assert m["seat_win_rate_civilian"]["player_0"] == pytest.approx(2 / 3)
+    assert m["seat_win_rate_undercover"]["player_0"] == 0.0  # player_0 was undercover once, and lost
+    assert m["seat_balanced_win_rate"]["player_0"] == pytest.approx(np.mean([2 / 3, 0]) - np.var([2 / 3, 0]))
+    assert m["self_identity_accuracy"] == 0.5 and m["others_identity_accuracy"] == 0.5
+    assert m["self_identity_accuracy_balanced"] == pytest.approx(0.5 - 0.25)
+    assert metrics([]) == {"games": 0}
+
+
+def test_config_validation_and_word_pairs(tmp_path):
+    pairs = load_word_pairs()
+    assert len(pairs) == 200 and len(load_word_pairs(themes="animals")) == 100
+    assert ("bee", "butterfly") in pairs and ("cow's milk", "goat's milk") in pairs
+    with pytest.raises(ValueError, match="num_undercover"):
+        UndercoverConfig(num_players=5, num_undercover=3)
+    with pytest.raises(ValueError, match="num_players"):
+        UndercoverConfig(num_players=2, num_undercover=1)
+    with pytest.raises(ValueError, match="timeout_winner"):
+        UndercoverConfig(timeout_winner="eve")
+    with pytest.raises(ValueError, match="theme"):
+        load_word_pairs(themes="cars")
+    with pytest.raises(FileNotFoundError):
+        raw_env(word_pairs=str(tmp_path / "missing.txt"))
+    with pytest.raises(ValueError, match="undercover_seats"):
+        raw_env(undercover_seats=[0])
+    text = tmp_path / "pairs.txt"
+    text.write_text("# mine\ncar, truck\nsun, moon\n")
+    env = raw_env(word_pairs=str(text), num_players=3, num_undercover=1, undercover_seats=[2])
+    env.reset(seed=0)
+    assert {env.state.civilian_word, env.state.undercover_word} in ({"car", "truck"}, {"sun", "moon"})
+    assert env.state.roles == ("civilian", "civilian", "undercover")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("car, car\n")
+    with pytest.raises(ValueError, match="two different words"):
+        raw_env(word_pairs=str(bad))
+
+
+def test_three_players_one_vote_ends_it():
+    env = raw_env(num_players=3, num_undercover=1, word_pairs=[["car", "truck"]])
+    env.reset(seed=0, options={"words": ["car", "truck"], "undercover": [0]})
+    speak_round(env, "It has wheels.")
+    vote_round(env, {0: 1, 1: 0, 2: 0})
+    assert env.state.winner == "civilians"
+    env.reset(seed=0, options={"words": ["car", "truck"], "undercover": [0]})
+    speak_round(env, "It has wheels.")
+    vote_round(env, {0: 1, 1: 2, 2: 1})
+    assert env.state.winner == "undercover"
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"num_players": 4, "num_undercover": 2, "max_rounds": 3},
+                                    {"num_players": 7, "num_undercover": 3}])
+def test_pettingzoo_api_and_seed(kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(undercover_env.env(**kwargs), num_cycles=40)
+        seed_test(lambda: undercover_env.env(**kwargs), num_cycles=40)
+
+
+def _scripted(seed: int) -> dict:
+    env = cluegym.make("undercover")
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+        elif obs["phase"] == 0:
+            env.step({"description": f"round {int(obs['round']) + 1} thoughts"})
+        else:
+            env.step({"vote": int(np.flatnonzero(obs["vote_mask"])[0])})
+    return env.unwrapped.game_record()
+
+
+def test_same_seed_same_game_and_replay():
+    a, b = _scripted(5), _scripted(5)
+    assert json.dumps(a) == json.dumps(b)
+    assert _scripted(6)["result"] != a["result"]
+    assert replay(a)["result"] == a["result"]
+
+
+def _golden_transcript() -> str:
+    """A seeded scripted game: fixed descriptions per seat, votes for the lowest living other."""
+    env = cluegym.make("undercover")
+    env.reset(seed=3)
+    lines = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        if term or trunc:
+            lines.append(f"{agent}: reward {reward:+.0f}")
+            env.step(None)
+            continue
+        if obs["phase"] == 0:
+            action = {"description": ["It is small.", "It is common.", "It is lovely.", "It is odd.", "It is here."][int(obs["player"])]}
+        else:
+            action = {"vote": int(np.flatnonzero(obs["vote_mask"])[0])}
+        lines.append(f"{agent}: {action}")
+        env.step(action)
+    return "\n".join(lines) + "\n\n" + transcript(env.unwrapped.game_record()) + "\n"
+
+
+def test_golden_playthrough():
+    text = _golden_transcript()
+    if not GOLDEN.exists():  # regenerate by deleting the file; the committed file pins behaviour
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(text)
+        pytest.fail(f"golden transcript was missing and has been written to {GOLDEN}; commit it")
+    assert text == GOLDEN.read_text()

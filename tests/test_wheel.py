@@ -1,0 +1,50 @@
+"""The built wheel installs into a fresh venv and every module in it imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_wheel_imports_every_module(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(dist)],
+        check=True, cwd=tmp_path,
+    )
+    (wheel,) = dist.glob("cluegym-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    modules = sorted(
+        n[:-3].replace("/", ".").removesuffix(".__init__")
+        for n in names if n.endswith(".py") and n.startswith("cluegym/")
+    )
+    for expected in ("cluegym.envs.core.base", "cluegym.envs.decrypto.env", "cluegym.agents.base",
+                     "cluegym.benchmarks.match", "cluegym.cli"):
+        assert expected in modules
+    assert any(n.startswith("cluegym/envs/decrypto/data/") for n in names), "word lists must ship"
+
+    target = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(target)
+    py = target / "bin" / "python"
+    site = Path(subprocess.check_output([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True).strip())
+    # Dependencies come from the test venv (no network install); cluegym only from the wheel.
+    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site)
+    code = (
+        "import importlib, cluegym, sys\n"
+        f"assert cluegym.__file__.startswith({str(site)!r}), cluegym.__file__\n"
+        f"for m in {modules!r}:\n"
+        "    importlib.import_module(m)\n"
+        "print(len(sys.modules))\n"
+    )
+    subprocess.run([str(py), "-c", code], check=True, cwd=tmp_path)

@@ -1,0 +1,1 @@
+"""Self-play training scripts for cluegym (no game logic here)."""

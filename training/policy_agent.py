@@ -1,0 +1,224 @@
+"""Trained policies as cluegym agents: ``ppo:path=runs/eve/policy.zip`` plays in any match.
+
+A saved policy is two files side by side: the Stable-Baselines3 model (``policy.zip``) and its
+metadata (``policy.json``: game, seat, algorithm, the :class:`~cluegym.wrappers.selfplay.SeatTask`
+options and game options it was trained with). :class:`PolicyAgent` rebuilds the seat task
+(featurizer, candidates, delegate) from the metadata, so the policy sees exactly the features
+it was trained on, and always picks a legal choice: masked argmax over the policy's logits
+(PPO, MaskablePPO, A2C) or Q-values (DQN), whatever the algorithm.
+
+Example:
+    >>> cluegym run decrypto --agent eve=ppo:path=runs/decrypto-eve/policy.zip --games 100
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cluegym.agents.base import Agent
+
+__all__ = ["ALGORITHMS", "PolicyAgent", "TaskRandomAgent", "algorithm_class", "save_policy", "load_policy", "policy_scores"]
+
+#: Training algorithms by name: "module:class". MaskablePPO uses action masks while learning.
+ALGORITHMS: dict[str, str] = {
+    "maskable_ppo": "sb3_contrib:MaskablePPO",
+    "ppo": "stable_baselines3:PPO",
+    "a2c": "stable_baselines3:A2C",
+    "dqn": "stable_baselines3:DQN",
+}
+
+
+def algorithm_class(name: str) -> type:
+    """The SB3 class of a registered algorithm name.
+
+    Raises:
+        ValueError: for an unknown name (the message lists the known ones).
+    """
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(ALGORITHMS)}")
+    module, _, attr = ALGORITHMS[name].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _paths(path: str | Path) -> tuple[Path, Path]:
+    path = Path(path)
+    model = path if path.suffix == ".zip" else path.with_suffix(".zip")
+    return model, model.with_suffix(".json")
+
+
+def save_policy(model: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
+    """Save an SB3 model and its metadata (``.zip`` + ``.json``); returns the ``.zip`` path.
+
+    Args:
+        model: the trained SB3 model.
+        path: where to save (``.zip`` added when missing).
+        metadata: at least ``game``, ``seat``, ``algo``; also ``task_options``, ``env_kwargs``.
+    """
+    missing = {"game", "seat", "algo"} - set(metadata)
+    if missing:
+        raise ValueError(f"policy metadata lacks {', '.join(sorted(missing))}")
+    model_path, meta_path = _paths(path)
+    model_path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(str(model_path))
+    meta_path.write_text(json.dumps(metadata, indent=2, sort_keys=True, default=str))
+    return model_path
+
+
+_LOADED: dict[tuple[str, float], tuple[Any, dict[str, Any]]] = {}
+
+
+def load_policy(path: str | Path) -> tuple[Any, dict[str, Any]]:
+    """Load a saved policy and its metadata (cached per file version, CPU).
+
+    Raises:
+        FileNotFoundError: when the ``.zip`` or its ``.json`` is missing.
+    """
+    model_path, meta_path = _paths(path)
+    for p in (model_path, meta_path):
+        if not p.is_file():
+            raise FileNotFoundError(f"policy file {str(p)!r} does not exist (a policy is a .zip with its .json)")
+    key = (str(model_path.resolve()), model_path.stat().st_mtime)
+    if key not in _LOADED:
+        metadata = json.loads(meta_path.read_text())
+        model = algorithm_class(metadata["algo"]).load(str(model_path), device="cpu")
+        if len(_LOADED) > 32:
+            _LOADED.clear()
+        _LOADED[key] = (model, metadata)
+    return _LOADED[key]
+
+
+def policy_scores(model: Any, features: np.ndarray) -> np.ndarray:
+    """The policy's preference for each discrete choice: logits (PPO family) or Q-values (DQN)."""
+    import torch
+
+    with torch.no_grad():
+        obs_tensor, _ = model.policy.obs_to_tensor(np.asarray(features, dtype=np.float32))
+        if hasattr(model, "q_net"):
+            scores = model.q_net(obs_tensor)
+        else:
+            scores = model.policy.get_distribution(obs_tensor).distribution.logits
+    return scores.cpu().numpy().reshape(-1).astype(np.float64)
+
+
+class PolicyAgent(Agent):
+    """A saved Stable-Baselines3 policy playing its seat (registered as ``ppo``).
+
+    Args:
+        path: the saved policy (``.zip``; its ``.json`` metadata must sit beside it).
+        deterministic: pick the best legal choice (default) or sample from the policy.
+
+    The policy may play another seat than the one it was trained for when both have the same
+    role (self-play snapshots in symmetric games); otherwise the seat must match.
+    """
+
+    games = ("*",)
+
+    def __init__(self, game: str, seat: str, action_space: Any, *, path: str = "",
+                 deterministic: bool = True, seed: int | None = None) -> None:
+        super().__init__(game, seat, action_space, seed=seed)
+        if not path:
+            raise ValueError("the ppo agent needs path=<saved policy .zip>")
+        self.path = str(path)
+        self.deterministic = bool(deterministic)
+        self.model, self.metadata = load_policy(self.path)
+        trained_game = str(self.metadata["game"]).rsplit("_v", 1)[0]
+        if trained_game != game.rsplit("_v", 1)[0]:
+            raise ValueError(f"policy {self.path} was trained on {trained_game!r}, not {game!r}")
+        import cluegym
+        from cluegym.wrappers.selfplay import make_task
+
+        probe = cluegym.env_module(game).raw_env(**self.metadata.get("env_kwargs", {}))
+        self.task = make_task(game, seat, probe, **self.metadata.get("task_options", {}))
+        trained_seat = self.metadata["seat"]
+        if seat != trained_seat:
+            trained_role = make_task(game, trained_seat, probe, **self.metadata.get("task_options", {})).role
+            if trained_role is None or trained_role != self.task.role:
+                raise ValueError(f"policy {self.path} plays seat {trained_seat!r}; seat {seat!r} has another role")
+        if tuple(self.model.observation_space.shape) != tuple(self.task.featurizer.observation_space.shape):
+            raise ValueError(f"policy {self.path} expects features of shape {self.model.observation_space.shape}, "
+                             f"the task gives {self.task.featurizer.observation_space.shape}")
+        self.delegate = None
+        if self.task.delegate is not None:
+            from cluegym.agents import make_agent
+
+            self.delegate = make_agent(self.task.delegate, game=game, seat=seat, action_space=action_space, seed=seed)
+        self._rejected: set[int] = set()
+        self._last_choice: int | None = None
+        self.counters = {"decisions": 0, "rejected": 0}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.delegate is not None:
+            self.delegate.reset(None if seed is None else seed + 1)
+        self._rejected, self._last_choice = set(), None
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        if not self.task.learner_acts(observation, info):
+            return self.delegate.act(observation, info)
+        if info.get("error") and self._last_choice is not None:
+            # The env turned the last choice down: never offer it again for this decision.
+            self._rejected.add(self._last_choice)
+            self.counters["rejected"] += 1
+        else:
+            self._rejected = set()
+        candidates = list(self.task.candidates(observation, info))[: self.task.n_actions] if self.task.candidates else None
+        mask = self.task.legal(observation, info, candidates).copy()
+        for index in self._rejected:
+            mask[index] = False
+        if not mask.any():
+            mask = self.task.legal(observation, info, candidates)
+        scores = policy_scores(self.model, self.task.features(observation, info, candidates))
+        scores = np.where(mask, scores, -np.inf)
+        if self.deterministic or hasattr(self.model, "q_net"):
+            choice = int(np.argmax(scores))
+        else:
+            probs = np.exp(scores - scores.max())
+            probs /= probs.sum()
+            choice = int(self.rng.choice(len(probs), p=probs))
+        self._last_choice = choice
+        self.counters["decisions"] += 1
+        return self.task.env_action(choice, observation, info, candidates)
+
+    def stats(self) -> dict[str, float]:
+        return {f"policy_{k}": float(v) for k, v in self.counters.items()}
+
+
+class TaskRandomAgent(Agent):
+    """The chance level of a trained policy: a uniformly random legal choice of the seat's
+    learner task, with the task's delegate playing the other decisions (registered as
+    ``task-random``; e.g. a random Undercover voter that speaks like the GloVe baseline).
+
+    The task is built with its default options (a random choice needs no features).
+    """
+
+    games = ("*",)
+
+    def __init__(self, game: str, seat: str, action_space: Any, *, seed: int | None = None) -> None:
+        super().__init__(game, seat, action_space, seed=seed)
+        import cluegym
+        from cluegym.wrappers.selfplay import make_task
+
+        self.task = make_task(game, seat, cluegym.env_module(game).raw_env())
+        self.delegate = None
+        if self.task.delegate is not None:
+            from cluegym.agents import make_agent
+
+            self.delegate = make_agent(self.task.delegate, game=game, seat=seat, action_space=action_space, seed=seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.delegate is not None:
+            self.delegate.reset(None if seed is None else seed + 1)
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        if not self.task.learner_acts(observation, info):
+            return self.delegate.act(observation, info)
+        candidates = list(self.task.candidates(observation, info))[: self.task.n_actions] if self.task.candidates else None
+        legal = np.flatnonzero(self.task.legal(observation, info, candidates))
+        choice = int(legal[int(self.rng.integers(len(legal)))]) if len(legal) else 0
+        return self.task.env_action(choice, observation, info, candidates)

@@ -1,0 +1,1 @@
+"""The cluegym wrappers: candidate actions, featurizers, self-play, reward shaping."""

@@ -1,0 +1,264 @@
+"""Decrypto for learners: structured features, hint candidates, the shaping potential.
+
+Features (:class:`DecryptoFeatures`), all cosine similarities over a word embedding (GloVe
+by default), so a policy sees the same evidence as the embedding baselines:
+
+- Bob: each current hint vs each keyword (``code_length x num_keywords``), and vs each
+  keyword's revealed hint history (mean vector and best single hint);
+- Eve: each current hint vs each keyword's hint history (mean and best single hint), as the
+  baseline interceptor, which has no keywords;
+- Alice: for each candidate hint triple and each digit: similarity to its keyword, the best
+  similarity to another keyword (Bob's confusion), and the same against the hint histories
+  (what Eve can match);
+- Bob and Eve also get, per code, the summed similarity of the hint-keyword pairs the code
+  asserts, standardized over the legal codes (one score per code and similarity matrix);
+- every seat: hints revealed per keyword, the turn, both token counts, and the legal-choice
+  mask, scaled to ``[-1, 1]``.
+
+The per-code scores make the baselines' decision (the code with the best summed similarity,
+what their Hungarian assignment finds) one linear read-out away; the policy still has to
+learn which evidence to trust when (keywords or history, mean or best hint, early or late
+turns), and which of it to discount.
+
+Candidates (:class:`HintCandidates`): Alice's ``n`` choices are hint triples; candidate ``i``
+gives each digit the ``i``-th closest valid, unused vocabulary word to its keyword (among
+words closer to it than to the other keywords), so the index is a subtlety level.
+
+Example:
+    >>> task = seat_task("eve", env=decrypto_v0.raw_env())
+    >>> env = SelfPlayEnv("decrypto", "eve", task=task)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+
+from cluegym.envs.core.data import word_list_option
+from cluegym.envs.core.text import mentions_word
+from cluegym.wrappers.featurizers import Featurizer, WordEncoder
+from cluegym.wrappers.selfplay import SeatTask
+
+__all__ = ["DecryptoFeatures", "HintCandidates", "potential", "seat_task"]
+
+
+def _history_targets(words: WordEncoder, hint_history: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per keyword: the unit vectors of its revealed hints, and their normalized mean."""
+    per_keyword = [words.matrix([h for h in history if h]) for history in hint_history]
+    means = []
+    for vecs in per_keyword:
+        mean = vecs.mean(axis=0) if len(vecs) else np.zeros(words.dim, dtype=np.float32)
+        norm = float(np.linalg.norm(mean))
+        means.append(mean / norm if norm > 0 else mean)
+    return per_keyword, np.stack(means)
+
+
+def _history_sims(words: WordEncoder, hints: Sequence[str], hint_history: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """(hints x keywords) similarity to each history's mean, and to its best single hint."""
+    per_keyword, means = _history_targets(words, hint_history)
+    hint_vecs = words.matrix(list(hints))
+    mean_sims = hint_vecs @ means.T
+    max_sims = np.zeros_like(mean_sims)
+    for k, vecs in enumerate(per_keyword):
+        if len(vecs):
+            max_sims[:, k] = (hint_vecs @ vecs.T).max(axis=1)
+    return mean_sims, max_sims
+
+
+class DecryptoFeatures(Featurizer):
+    """Similarity features of one Decrypto seat (see the module docstring).
+
+    Args:
+        seat: ``"alice"``, ``"bob"`` or ``"eve"``.
+        embedding: word embedding for the similarities.
+        num_keywords, code_length, max_turns: the game's sizes.
+        n_candidates: Alice's number of candidates.
+        miscommunication_limit, interception_limit: token limits (to scale the counts).
+    """
+
+    def __init__(self, seat: str, *, embedding: str = "glove", num_keywords: int = 4, code_length: int = 3,
+                 max_turns: int = 8, n_candidates: int = 8, miscommunication_limit: int = 2,
+                 interception_limit: int = 2) -> None:
+        if seat not in ("alice", "bob", "eve"):
+            raise ValueError(f"decrypto has no seat {seat!r}")
+        self.seat = seat
+        self.words = WordEncoder(embedding)
+        self.n_keywords, self.code_length, self.max_turns = num_keywords, code_length, max_turns
+        self.n_candidates = n_candidates
+        self.limits = np.array([miscommunication_limit, interception_limit], dtype=np.float32)
+        from cluegym.envs.decrypto.rules import all_codes
+
+        self.n_codes = len(all_codes(num_keywords, code_length))
+        self.code_digits = np.array(all_codes(num_keywords, code_length), dtype=np.int64) - 1
+        n_matrices = 3 if seat == "bob" else 2
+        # Layout [choices x per_choice | context] (see cluegym.training.policies).
+        self.per_choice = code_length * 4 + 1 if seat == "alice" else 2 * n_matrices + 1
+        self.n_choices = n_candidates if seat == "alice" else self.n_codes
+        self.context = num_keywords + 1 + 2
+        size = self.n_choices * self.per_choice + self.context
+        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, shape=(size,), dtype=np.float32)
+
+    def _common(self, observation: dict[str, Any]) -> list[np.ndarray]:
+        counts = np.array([sum(1 for h in history if h) for history in observation["hint_history"]], dtype=np.float32)
+        tokens = np.asarray(observation["tokens"], dtype=np.float32) / self.limits
+        turn = np.array([float(observation["turn"]) / self.max_turns], dtype=np.float32)
+        return [counts / self.max_turns, turn, tokens]
+
+    def features(self, observation: dict[str, Any], info: dict[str, Any],
+                 candidates: Sequence[Any] | None = None) -> np.ndarray:
+        history = observation["hint_history"]
+        if len(history) != self.n_keywords:
+            raise ValueError(f"observation has {len(history)} keywords; the featurizer was built for {self.n_keywords}")
+        if self.seat == "alice":
+            return self._alice(observation, candidates or [])
+        hints = list(observation["hints"])[: self.code_length]
+        hints += [""] * (self.code_length - len(hints))
+        mean_sims, max_sims = _history_sims(self.words, hints, history)
+        matrices = [mean_sims, max_sims]
+        if self.seat == "bob":
+            matrices.insert(0, self.words.similarity(hints, list(observation["keywords"])))
+        legal = np.asarray(observation["action_mask"], dtype=bool)
+        per_code = [column for m in matrices for column in self.code_scores(m, legal)]
+        per_code.append(legal.astype(np.float32))
+        return np.concatenate([np.stack(per_code, axis=1).ravel()] + self._common(observation))
+
+    def code_scores(self, sims: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per code, the mean similarity of the hint-keyword pairs it asserts, raw and
+        standardized over the legal codes (divided by 3, so +1 is three standard deviations
+        above the mean: differences between codes, not cosine levels, carry the evidence)."""
+        positions = np.arange(self.code_length)
+        scores = sims[positions, self.code_digits].mean(axis=1)
+        legal_scores = scores[legal] if legal.any() else scores
+        spread = float(legal_scores.std())
+        if spread < 1e-6:
+            standardized = np.zeros_like(scores)
+        else:
+            standardized = np.where(legal, (scores - legal_scores.mean()) / (3.0 * spread), -1.0)
+        return scores.astype(np.float32), standardized.astype(np.float32)
+
+    def _alice(self, observation: dict[str, Any], candidates: Sequence[Sequence[str]]) -> np.ndarray:
+        keywords = list(observation["keywords"])
+        code = [int(d) - 1 for d in observation["code"]]
+        kw_vecs = self.words.matrix(keywords)
+        _, hist_means = _history_targets(self.words, observation["hint_history"])
+        feats = np.zeros((self.n_candidates, self.code_length * 4 + 1), dtype=np.float32)
+        for i, triple in enumerate(list(candidates)[: self.n_candidates]):
+            vecs = self.words.matrix(list(triple))
+            kw_sims, hist_sims = vecs @ kw_vecs.T, vecs @ hist_means.T
+            for j, digit in enumerate(code[: len(triple)]):
+                others = [k for k in range(len(keywords)) if k != digit]
+                feats[i, 4 * j:4 * j + 4] = (kw_sims[j, digit], kw_sims[j, others].max(),
+                                             hist_sims[j, digit], hist_sims[j, others].max())
+            feats[i, -1] = 1.0  # a candidate is present at this index
+        return np.concatenate([feats.ravel()] + self._common(observation))
+
+
+class HintCandidates:
+    """Alice's candidate hint triples: candidate ``i`` uses each keyword's ``i``-th closest word.
+
+    Only words that are valid hints (no keyword, no keyword stem), not yet used in this game
+    (read from the observation's hint history) and closer to their keyword than to the other
+    keywords are ranked. Deterministic given the observation.
+
+    Args:
+        n: number of candidates (subtlety levels).
+        embedding: word embedding for the ranking.
+        vocabulary: hint vocabulary file (None: the shipped ~5,000 nouns).
+        stride: rank step between candidates (2 -> ranks 0, 2, 4, ...; wider spread).
+    """
+
+    def __init__(self, n: int = 8, *, embedding: str = "glove", vocabulary: str | None = None, stride: int = 1) -> None:
+        if n < 1 or stride < 1:
+            raise ValueError(f"n and stride must be >= 1, got n={n}, stride={stride}")
+        self.n, self.stride = int(n), int(stride)
+        self.words = WordEncoder(embedding)
+        self.vocabulary_path = vocabulary
+        self._vocab: tuple[list[str], np.ndarray] | None = None
+        self._ranked: dict[tuple[str, ...], list[list[str]]] = {}
+
+    def _vocabulary(self) -> tuple[list[str], np.ndarray]:
+        if self._vocab is None:
+            words = word_list_option(Path(self.vocabulary_path) if self.vocabulary_path else None,
+                                     "cluegym.envs.decrypto", "hint_vocab.txt")
+            known = [w for w in words if self.words.vector(w).any()]
+            self._vocab = (known, self.words.matrix(known))
+        return self._vocab
+
+    def ranked(self, keywords: tuple[str, ...]) -> list[list[str]]:
+        """Per keyword, valid vocabulary words closest first (cached for the current keywords)."""
+        if keywords not in self._ranked:
+            vocab, matrix = self._vocabulary()
+            sims = matrix @ self.words.matrix(list(keywords)).T
+            ranked = []
+            for k in range(len(keywords)):
+                others = np.delete(sims, k, axis=1).max(axis=1) if len(keywords) > 1 else np.full(len(sims), -np.inf)
+                order = np.argsort(-sims[:, k], kind="stable")
+                words = []
+                for j in order:
+                    if sims[j, k] <= others[j]:
+                        continue
+                    if any(mentions_word(vocab[j], kw) for kw in keywords):
+                        continue
+                    words.append(vocab[j])
+                    if len(words) >= 4 * self.n * self.stride + 64:
+                        break
+                ranked.append(words)
+            self._ranked = {keywords: ranked}
+        return self._ranked[keywords]
+
+    def __call__(self, observation: dict[str, Any], info: dict[str, Any]) -> list[tuple[str, ...]]:
+        keywords = tuple(observation["keywords"])
+        used = {h for history in observation["hint_history"] for h in history if h}
+        ranked = self.ranked(keywords)
+        code = [int(d) - 1 for d in observation["code"]]
+        fresh = {d: [w for w in ranked[d] if w not in used] for d in set(code)}
+        candidates = []
+        for i in range(self.n):
+            rank = i * self.stride
+            if any(rank >= len(fresh[d]) for d in code):
+                break
+            triple = tuple(fresh[d][rank] for d in code)
+            if len(set(triple)) == len(triple):
+                candidates.append(triple)
+        return candidates
+
+
+def potential(raw_env: Any, seat: str) -> float:
+    """The seat's view of the score: turns survived minus tokens, each scaled to [0, 1].
+
+    Encoders (Alice, Bob) gain from surviving turns and lose from miscommunications and
+    interceptions; Eve's potential is the negative.
+    """
+    state, cfg = raw_env.state, raw_env.game_config
+    value = (len(state.history) / cfg.max_turns - state.miscommunications / cfg.miscommunication_limit
+             - state.interceptions / cfg.interception_limit)
+    return -value if seat == "eve" else value
+
+
+def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candidates: int = 8,
+              vocabulary: str | None = None, stride: int = 1) -> SeatTask:
+    """The learner task of a Decrypto seat.
+
+    Args:
+        seat: ``"alice"`` (choose among ``n_candidates`` hint triples), ``"bob"`` or ``"eve"``
+            (choose one of the 24 codes, masked to the codes that can still occur).
+        env: the raw Decrypto env, for its sizes (None: the default game).
+        embedding: word embedding of the features and candidates.
+        n_candidates, vocabulary, stride: Alice's candidates (see :class:`HintCandidates`).
+    """
+    from cluegym.envs.decrypto.rules import DecryptoConfig
+
+    cfg = env.game_config if env is not None else DecryptoConfig()
+    sizes = dict(num_keywords=cfg.num_keywords, code_length=cfg.code_length, max_turns=cfg.max_turns,
+                 miscommunication_limit=cfg.miscommunication_limit, interception_limit=cfg.interception_limit)
+    features = DecryptoFeatures(seat, embedding=embedding, n_candidates=n_candidates, **sizes)
+    if seat == "alice":
+        return SeatTask("decrypto", seat, features, n_candidates,
+                        candidates=HintCandidates(n_candidates, embedding=embedding, vocabulary=vocabulary, stride=stride),
+                        metric=("survival_rate", lambda m, r: m["encoder_win_rate"]), role="alice")
+    metric = (("decoding_rate", lambda m, r: 1.0 - m["miscommunication_rate"]) if seat == "bob"
+              else ("interception_rate", lambda m, r: m["interception_rate"]))
+    return SeatTask("decrypto", seat, features, features.n_codes, metric=metric, role=seat)

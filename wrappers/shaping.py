@@ -1,0 +1,89 @@
+"""Potential-based reward shaping from the game score (off by default).
+
+Sparse end-of-game rewards (+1/-1 after up to 8 Decrypto turns, after a whole Undercover
+game) make learning slow. Potential-based shaping (Ng, Harada & Russell, 1999) adds
+``F = gamma * phi(s') - phi(s)`` to each learner step, where ``phi`` is a *potential* read
+from the game score for the learner's seat. Such a term never changes which policy is
+optimal; it only tells the learner sooner how it is doing. By convention ``phi`` is 0 at the
+end of a game (so the shaped return of a whole game equals the unshaped one minus
+``phi(start)``, a constant).
+
+Potentials per game (a seat's view of the score, higher is better for that seat):
+
+- Decrypto: encoders (Alice, Bob): ``turns_survived / max_turns - miscommunications /
+  miscommunication_limit - interceptions / interception_limit``; Eve: the negative.
+- Undercover: ``(opponents eliminated - own team eliminated) / players`` for the seat's team.
+- Taboo: attacker ``+0.5`` per defender turn used, defender the negative (a draw looms).
+- Dixit: ``own points / (rounds * 3)`` minus the mean of the others'.
+
+Games register their potential in :data:`POTENTIALS` (``game -> "module:function"``, the
+function ``(raw_env, seat) -> float``). :class:`cluegym.wrappers.selfplay.SelfPlayEnv` applies
+shaping when given ``shaping=PotentialShaping(...)`` (or ``shaping=True`` for the game's
+default) and always reports the unshaped reward in ``info["unshaped_reward"]``.
+
+Example:
+    >>> shaping = PotentialShaping.for_game("decrypto", scale=1.0, gamma=0.99)
+    >>> env = SelfPlayEnv("decrypto", "eve", shaping=shaping)
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+__all__ = ["POTENTIALS", "PotentialShaping", "potential_function"]
+
+#: game -> "module:function" computing ``phi(raw_env, seat) -> float``. One line per game.
+POTENTIALS: dict[str, str] = {
+    "decrypto": "cluegym.wrappers.decrypto:potential",
+    "undercover": "cluegym.wrappers.undercover:potential",
+    "taboo": "cluegym.wrappers.taboo:potential",
+    "dixit": "cluegym.wrappers.dixit:potential",
+}
+
+Potential = Callable[[Any, str], float]
+
+
+def potential_function(game: str) -> Potential:
+    """The registered potential of ``game``.
+
+    Raises:
+        ValueError: when the game has no registered potential (or its module is missing).
+    """
+    if game not in POTENTIALS:
+        raise ValueError(f"no reward-shaping potential for {game!r}; games: {', '.join(sorted(POTENTIALS))}")
+    module, _, attr = POTENTIALS[game].partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ModuleNotFoundError, AttributeError) as exc:
+        raise ValueError(f"no reward-shaping potential for {game!r} in this installation") from exc
+
+
+@dataclass
+class PotentialShaping:
+    """``F = scale * (gamma * phi(s') - phi(s))`` with ``phi(terminal) = 0``.
+
+    Args:
+        potential: ``(raw_env, seat) -> float``, the seat's view of the game score.
+        gamma: the learner's discount (use the algorithm's ``gamma`` to keep optimal
+            policies unchanged).
+        scale: multiplier of the shaping term.
+    """
+
+    potential: Potential
+    gamma: float = 0.99
+    scale: float = 1.0
+
+    @classmethod
+    def for_game(cls, game: str, gamma: float = 0.99, scale: float = 1.0) -> "PotentialShaping":
+        """Shaping with the game's registered potential."""
+        return cls(potential_function(game), gamma=gamma, scale=scale)
+
+    def phi(self, raw_env: Any, seat: str, terminal: bool) -> float:
+        """The potential of the current state (0 when the game is over)."""
+        return 0.0 if terminal else float(self.potential(raw_env, seat))
+
+    def term(self, phi_before: float, phi_after: float) -> float:
+        """The shaping reward for a transition between two potentials."""
+        return self.scale * (self.gamma * phi_after - phi_before)

@@ -1,0 +1,157 @@
+"""Undercover for learners: a voter's features, the shaping potential, the seat task.
+
+The learner task is the **vote** (``Discrete(num_players)``, masked to the living others);
+the seat's speeches come from a delegate agent (the GloVe baseline by default), so a trained
+voter can be compared with a random voter that speaks the same way (the ``task-random`` agent).
+
+Features per player (:class:`VoterFeatures`, laid out per choice for the shared-weight
+scorer of :mod:`cluegym.training.policies`), over a word embedding:
+
+- alive, and whether it is the learner itself;
+- how well its descriptions fit the learner's own word: mean and latest similarity, raw and
+  standardized over the living others;
+- how well they fit the rest of the table: similarity of its descriptions to the centroid of
+  the other living players' descriptions, raw and standardized (the odd one out);
+- votes it has received so far and whether it voted for the learner;
+
+plus context: the round, the share of players alive, and how well the learner's own
+descriptions fit the table (a hint that the learner itself may be the odd one out).
+
+Example:
+    >>> env = SelfPlayEnv("undercover", "player_0", opponents={"*": "glove"})
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+
+from cluegym.wrappers.featurizers import Featurizer, WordEncoder
+from cluegym.wrappers.selfplay import SeatTask
+
+__all__ = ["VoterFeatures", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
+
+_PER_PLAYER = 11
+_CONTEXT = 4
+
+
+def _standardize(values: np.ndarray, among: np.ndarray) -> np.ndarray:
+    if among.sum() < 2:
+        return np.zeros_like(values)
+    pool = values[among]
+    spread = float(pool.std())
+    if spread < 1e-6:
+        return np.zeros_like(values)
+    return np.where(among, (values - pool.mean()) / (3.0 * spread), 0.0)
+
+
+def _unit(vec: np.ndarray) -> np.ndarray:
+    norm = float(np.linalg.norm(vec))
+    return vec / norm if norm > 0 else vec
+
+
+class VoterFeatures(Featurizer):
+    """Per-player evidence for an Undercover vote (see the module docstring).
+
+    Args:
+        num_players: players at the table.
+        max_rounds: the game's round limit.
+        embedding: word embedding of the similarities.
+    """
+
+    def __init__(self, num_players: int = 5, max_rounds: int = 10, *, embedding: str = "glove") -> None:
+        self.n, self.max_rounds = int(num_players), int(max_rounds)
+        self.words = WordEncoder(embedding)
+        self.per_choice = _PER_PLAYER
+        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, shape=(self.n * _PER_PLAYER + _CONTEXT,),
+                                                      dtype=np.float32)
+
+    def features(self, observation: dict[str, Any], info: dict[str, Any],
+                 candidates: Sequence[Any] | None = None) -> np.ndarray:
+        n, me = self.n, int(observation["player"])
+        if len(observation["alive"]) != n:
+            raise ValueError(f"observation has {len(observation['alive'])} players; features built for {n}")
+        alive = np.asarray(observation["alive"], dtype=bool)
+        others = alive.copy()
+        others[me] = False
+        said = [[row[p] for row in observation["descriptions"] if row[p]] for p in range(n)]
+        own = self.words.vector(str(observation["word"]))
+        vectors = [self.words.matrix(texts) for texts in said]
+        centroid_of = [_unit(v.mean(axis=0)) if len(v) else np.zeros(self.words.dim, np.float32) for v in vectors]
+        fit_mean = np.array([float((v @ own).mean()) if len(v) else 0.0 for v in vectors])
+        fit_last = np.array([float(v[-1] @ own) if len(v) else 0.0 for v in vectors])
+        table = np.zeros(n)
+        for p in range(n):
+            rest = [centroid_of[q] for q in range(n) if q != p and alive[q] and len(vectors[q])]
+            if len(vectors[p]) and rest:
+                table[p] = float(centroid_of[p] @ _unit(np.mean(rest, axis=0)))
+        votes = np.asarray(observation["votes"])
+        received = np.array([(votes == p).sum() for p in range(n)], dtype=float) / max(1, n)
+        voted_me = np.array([float((votes[:, p] == me).any()) for p in range(n)])
+        per = np.stack([
+            alive.astype(float), (np.arange(n) == me).astype(float),
+            fit_mean, _standardize(fit_mean, others), fit_last, _standardize(fit_last, others),
+            table, _standardize(table, others), np.minimum(received, 1.0), voted_me,
+            np.full(n, float(len(vectors[me]) > 0)),
+        ], axis=1)
+        context = np.array([float(observation["round"]) / self.max_rounds, alive.mean(),
+                            table[me], _standardize(table, alive)[me]])
+        return np.concatenate([per.ravel(), context])
+
+
+def _is_vote(observation: dict[str, Any], info: dict[str, Any]) -> bool:
+    return int(observation["phase"]) == 1
+
+
+def _vote_action(index: int, observation: dict[str, Any], info: dict[str, Any], candidates: Any) -> int:
+    return int(index)
+
+
+def vote_accuracy(results: Sequence[dict[str, Any]], seat: str) -> float:
+    """Share of ``seat``'s votes that went to a player of the other team."""
+    hits = total = 0
+    for result in results:
+        roles = result["roles"]
+        for round_ in result["history"]:
+            target = round_["votes"].get(seat)
+            if target is not None:
+                total += 1
+                hits += roles[target] != roles[seat]
+    return hits / total if total else 0.0
+
+
+def seat_win_rate(results: Sequence[dict[str, Any]], seat: str) -> float:
+    """Share of games won by ``seat``'s team."""
+    from cluegym.envs.undercover.rules import CIVILIAN
+
+    wins = [r["winner"] == ("civilians" if r["roles"][seat] == CIVILIAN else "undercover") for r in results]
+    return float(np.mean(wins)) if wins else 0.0
+
+
+def potential(raw_env: Any, seat: str) -> float:
+    """``(opponents eliminated - own team eliminated) / players`` for the seat's (true) team."""
+    state = raw_env.state
+    me = raw_env.possible_agents.index(seat)
+    mine = state.roles[me]
+    out = [p for p, alive in enumerate(state.alive) if not alive]
+    return (sum(state.roles[p] != mine for p in out) - sum(state.roles[p] == mine for p in out)) / len(state.alive)
+
+
+def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", speaker: str = "glove") -> SeatTask:
+    """The voter task of an Undercover seat (every seat has the same role: ``"player"``).
+
+    Args:
+        seat: ``player_<i>``.
+        env: the raw Undercover env, for its sizes (None: the default game).
+        embedding: word embedding of the features.
+        speaker: agent spec giving the seat's descriptions (the delegate).
+    """
+    from cluegym.envs.undercover.rules import UndercoverConfig
+
+    cfg = env.game_config if env is not None else UndercoverConfig()
+    features = VoterFeatures(cfg.num_players, cfg.max_rounds, embedding=embedding)
+    return SeatTask("undercover", seat, features, cfg.num_players, to_env_action=_vote_action,
+                    learner_acts=_is_vote, delegate=speaker, role="player",
+                    metric=("vote_accuracy", lambda m, r: vote_accuracy(r, seat)))
