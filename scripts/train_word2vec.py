@@ -10,9 +10,11 @@ gives the model sensible neighbours on a corpus of only ~1.8 M tokens.
 
 Two stages (``scripts/build_data.sh`` runs them in order, around the word-list builder):
 
-1. ``train``: trains on the full corpus and caches the full model's vectors (~62,000 words)
-   under ``.cache/word2vec/`` (not shipped). ``scripts/build_wordlists.py`` reads this cache
-   so that every shipped game word is known to word2vec.
+1. ``train``: trains on the full corpus (50 dimensions, window 10, 20 epochs, every token
+   kept so that each WordNet lemma gets a vector) and caches the full model's vectors
+   (~100,000 words, ~23 MB) under ``.cache/word2vec/`` (git-ignored, not shipped).
+   ``scripts/build_wordlists.py`` reads this cache so that every shipped game word is known
+   to word2vec.
 2. ``export``: restricts the cached model to the words of every shipped word list
    (``cluegym.agents.embeddings.game_vocabulary``: ``envs/*/data/*.txt`` and Undercover's
    ``word_pairs.json``) plus the 20,000 most frequent English words (``wordfreq``) that the
@@ -21,7 +23,7 @@ Two stages (``scripts/build_data.sh`` runs them in order, around the word-list b
 
 Usage::
 
-    .venv/bin/python scripts/train_word2vec.py train     # ~1-3 min on 2 cores
+    .venv/bin/python scripts/train_word2vec.py train     # ~85 s CPU, one core
     .venv/bin/python scripts/build_wordlists.py
     .venv/bin/python scripts/train_word2vec.py export    # a few seconds
 
@@ -32,8 +34,9 @@ replaced by CRC-32. For belt and braces the script re-executes itself with
 leak into the output either. Same WordNet files + same gensim/numpy versions -> the same
 vectors, bit for bit.
 
-Run time (2 shared cores, gensim 4.4): ``train`` 80-140 s depending on machine load
-(~1.8 M tokens x 15 epochs); ``export`` ~5 s.
+Run time (gensim 4.4, one worker thread): ``train`` ~85 s of CPU for ~1.8 M tokens x 20
+epochs, i.e. about 1.5 min on an idle 2-core machine (measured 4.3 min wall when the two
+cores were shared with other jobs); ``export`` ~4 s.
 """
 
 from __future__ import annotations

@@ -74,6 +74,7 @@ class TrainConfig:
         seed: seeds the model and the envs.
         out: run folder.
         tensorboard: also log for TensorBoard (needs the ``tensorboard`` package).
+        torch_threads: torch CPU threads (1 is fastest for these small networks).
         scorer: when the featurizer lays out per-choice features, score every choice with
             one shared network (:mod:`cluegym.training.policies`; PPO family); else an MLP.
         progress: print evaluation lines while training.
@@ -104,6 +105,7 @@ class TrainConfig:
     tensorboard: bool = False
     progress: bool = True
     scorer: bool = True
+    torch_threads: int = 1
 
     def __post_init__(self) -> None:
         from cluegym.training.policy_agent import ALGORITHMS
@@ -269,6 +271,9 @@ def train(config: TrainConfig) -> dict[str, Any]:
     from cluegym.wrappers.selfplay import PolicyPool, make_vec_env
     from cluegym.wrappers.shaping import PotentialShaping
 
+    import torch
+
+    torch.set_num_threads(max(1, int(config.torch_threads)))
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))

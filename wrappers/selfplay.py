@@ -48,7 +48,6 @@ __all__ = ["TASKS", "SeatTask", "make_task", "PolicyPool", "SelfPlayEnv", "make_
 TASKS: dict[str, str] = {
     "decrypto": "cluegym.wrappers.decrypto:seat_task",
     "undercover": "cluegym.wrappers.undercover:seat_task",
-    "taboo": "cluegym.wrappers.taboo:seat_task",
     "dixit": "cluegym.wrappers.dixit:seat_task",
 }
 

@@ -38,7 +38,6 @@ __all__ = ["POTENTIALS", "PotentialShaping", "potential_function"]
 POTENTIALS: dict[str, str] = {
     "decrypto": "cluegym.wrappers.decrypto:potential",
     "undercover": "cluegym.wrappers.undercover:potential",
-    "taboo": "cluegym.wrappers.taboo:potential",
     "dixit": "cluegym.wrappers.dixit:potential",
 }
 

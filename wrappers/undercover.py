@@ -1,7 +1,7 @@
 """Undercover for learners: a voter's features, the shaping potential, the seat task.
 
 The learner task is the **vote** (``Discrete(num_players)``, masked to the living others);
-the seat's speeches come from a delegate agent (the GloVe baseline by default), so a trained
+the seat's speeches come from a delegate agent (the GloVe describer by default), so a trained
 voter can be compared with a random voter that speaks the same way (the ``task-random`` agent).
 
 Features per player (:class:`VoterFeatures`, laid out per choice for the shared-weight
@@ -139,14 +139,15 @@ def potential(raw_env: Any, seat: str) -> float:
     return (sum(state.roles[p] != mine for p in out) - sum(state.roles[p] == mine for p in out)) / len(state.alive)
 
 
-def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", speaker: str = "glove") -> SeatTask:
+def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", speaker: str = "glove:infer=false") -> SeatTask:
     """The voter task of an Undercover seat (every seat has the same role: ``"player"``).
 
     Args:
         seat: ``player_<i>``.
         env: the raw Undercover env, for its sizes (None: the default game).
         embedding: word embedding of the features.
-        speaker: agent spec giving the seat's descriptions (the delegate).
+        speaker: agent spec giving the seat's descriptions (the delegate; default the GloVe
+            describer without role inference, which is fast).
     """
     from cluegym.envs.undercover.rules import UndercoverConfig
 

@@ -12,7 +12,7 @@ can play each other:
   the clue (MiniLM); distractor: the hand card whose caption is most similar to the clue.
 - :class:`VisionAgent` (``vision``) never reads captions: each picture becomes the
   probability-weighted MiniLM embedding of its ``top_k`` ImageNet labels from the packaged
-  EfficientNet-lite0 classifier. Storyteller: the clue is the card's label at rank ``rank``
+  EfficientNet-lite0 classifier, run on the whole picture and on ``grid`` x ``grid`` tiles. Storyteller: the clue is the card's label at rank ``rank``
   (1 = most probable); listener and distractor as above, on those picture vectors.
 
 ``temperature`` > 0 samples votes and distractors from ``softmax(similarity / temperature)``
@@ -46,8 +46,7 @@ _STOPWORDS = frozenset(
     "after again once why how has have had does did doing having being".split()
 )
 _SENTENCE_CACHE: dict[str, np.ndarray] = {}
-#: Frequency rank from which a caption word counts fully for the clue search (word vectors'
-#: vocabularies are ordered by frequency).
+#: GloVe frequency rank from which a caption word counts fully in the clue search.
 RARE_WORD_RANK = 30000
 
 
@@ -83,6 +82,10 @@ class DixitAgent(Agent):
     def __init__(self, game: str, seat: str, action_space: Any, *, rank: int = 1, temperature: float = 0.0,
                  seed: int | None = None) -> None:
         super().__init__(game, seat, action_space, seed=seed)
+        self.configure(rank=rank, temperature=temperature)
+
+    def configure(self, *, rank: int, temperature: float) -> None:
+        """Set (and check) the balance knob and the sampling temperature."""
         if rank < 0:
             raise ValueError(f"rank must be >= 0, got {rank}")
         if temperature < 0:
@@ -192,6 +195,13 @@ def clue_vocabulary(embedding: str, vectors: Any, path: str | None = None, size:
     return _VOCABULARIES[key]
 
 
+def _frequency_rank(word: str) -> int:
+    """The word's rank in GloVe's frequency-ordered vocabulary (unknown words count as rare)."""
+    from cluegym.agents.embeddings import load_glove
+
+    return load_glove().key_to_index.get(word, RARE_WORD_RANK)
+
+
 class CaptionAgent(EmbeddingAgent, DixitAgent):
     """Plays from the cards' captions (see the module docstring). Needs ``reveal_captions=True``.
 
@@ -209,8 +219,9 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
     def __init__(self, game: str, seat: str, action_space: Any, *, rank: int = 1, embedding: str | None = None,
                  vocabulary: str | None = None, vocab_size: int = 20000, temperature: float = 0.0,
                  seed: int | None = None) -> None:
-        DixitAgent.__init__(self, game, seat, action_space, rank=rank, temperature=temperature, seed=seed)
-        EmbeddingAgent.__init__(self, game, seat, action_space, embedding=embedding, seed=seed)
+        # EmbeddingAgent.__init__ runs DixitAgent.__init__ (next in the MRO) with its defaults.
+        super().__init__(game, seat, action_space, embedding=embedding, seed=seed)
+        self.configure(rank=rank, temperature=temperature)
         self.vocabulary_path = vocabulary
         self.vocab_size = int(vocab_size)
 
@@ -239,7 +250,7 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         # A clue evokes one thing on the card: score each word by its best match among the
         # caption's words (their mean is dominated by generic words), favouring rare caption
         # words (objects: "daffodil") over frequent ones (colours, "deep") by frequency rank.
-        ranks = np.array([self.vectors.kv.key_to_index[w] for w in content], dtype=float)
+        ranks = np.array([_frequency_rank(w) for w in content], dtype=float)
         weights = np.clip(np.log1p(ranks) / np.log(RARE_WORD_RANK), 0.2, 1.0)
         scores = (matrix @ self.vectors.matrix(content).T * weights).max(axis=1)
         order = np.argsort(-scores, kind="stable")
@@ -276,22 +287,27 @@ class VisionAgent(DixitAgent):
     Args:
         rank: clue = the card's rank-th most probable ImageNet label (1 = the top label).
         top_k: labels pooled, by probability, into a picture's MiniLM vector.
+        grid: also classify ``grid`` x ``grid`` tiles of each picture, keeping each label's
+            best probability (0: the whole picture only); cards hold several small objects.
         temperature: 0 votes for the most similar candidate; > 0 samples.
     """
 
-    def __init__(self, game: str, seat: str, action_space: Any, *, rank: int = 1, top_k: int = 5,
+    def __init__(self, game: str, seat: str, action_space: Any, *, rank: int = 1, top_k: int = 10, grid: int = 2,
                  temperature: float = 0.0, seed: int | None = None) -> None:
         super().__init__(game, seat, action_space, rank=rank, temperature=temperature, seed=seed)
         if rank < 1:
             raise ValueError(f"the vision agent's rank is a label rank, >= 1; got {rank}")
         if not 1 <= top_k <= 1000:
             raise ValueError(f"top_k must be in 1..1000, got {top_k}")
+        if not 0 <= grid <= 4:
+            raise ValueError(f"grid must be in 0..4, got {grid}")
         self.top_k = int(top_k)
+        self.grid = int(grid)
 
     def probabilities(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
         from cluegym.agents.embedding.efficientnet import class_probabilities
 
-        return class_probabilities(np.asarray(observation[field])[:count])
+        return class_probabilities(np.asarray(observation[field])[:count], grid=self.grid)
 
     def card_vectors(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
         probs = self.probabilities(observation, field, count)

@@ -67,32 +67,66 @@ def _prepare(images: np.ndarray) -> Any:
     return (x - PIXEL_MEAN) / PIXEL_SCALE
 
 
-def _key(image: np.ndarray) -> bytes:
-    return hashlib.sha1(str(image.shape).encode() + np.ascontiguousarray(image).tobytes()).digest()
+def tiles(image: np.ndarray, grid: int) -> list[np.ndarray]:
+    """The picture and its ``grid`` x ``grid`` tiles, each widened by a quarter on every side
+    (overlapping, so that an object on a border is whole in some tile)."""
+    out = [image]
+    height, width = image.shape[:2]
+    for gy in range(grid):
+        for gx in range(grid):
+            y0, y1 = gy * height // grid, (gy + 1) * height // grid
+            x0, x1 = gx * width // grid, (gx + 1) * width // grid
+            dy, dx = (y1 - y0) // 4, (x1 - x0) // 4
+            out.append(image[max(0, y0 - dy):min(height, y1 + dy), max(0, x0 - dx):min(width, x1 + dx)])
+    return out
 
 
-def class_probabilities(images: np.ndarray) -> np.ndarray:
+def _key(image: np.ndarray, grid: int) -> bytes:
+    return hashlib.sha1(f"{image.shape}/{grid}".encode() + np.ascontiguousarray(image).tobytes()).digest()
+
+
+def _classify(crops: list[np.ndarray]) -> np.ndarray:
+    import torch
+
+    model = load_efficientnet()
+    out = []
+    for start in range(0, len(crops), BATCH_SIZE):
+        batch = crops[start:start + BATCH_SIZE]
+        with torch.inference_mode():
+            x = torch.cat([_prepare(np.asarray(c)[None]) for c in batch])
+            out.append(model(x).softmax(-1).numpy().astype(np.float32))
+    return np.concatenate(out)
+
+
+def class_probabilities(images: np.ndarray, grid: int = 0) -> np.ndarray:
     """ImageNet class probabilities of each picture: ``float32 (n, 1000)``.
 
     Args:
         images: ``uint8`` pictures ``(n, H, W, 3)`` (any size; resized to 224x224), e.g. an
             observation's ``"hand"`` or ``"candidates"``.
+        grid: 0 classifies the whole picture; ``g`` > 0 also classifies its ``g`` x ``g``
+            overlapping tiles (:func:`tiles`) and keeps, per class, the highest probability:
+            a Dixit card holds several small objects that the whole-picture view misses.
+            The rows are then not distributions any more (they sum to more than 1).
     """
     images = np.asarray(images)
     if images.ndim != 4 or images.shape[-1] != 3:
         raise ValueError(f"images must be (n, height, width, 3), got shape {images.shape}")
-    keys = [_key(image) for image in images]
-    todo = [i for i, k in enumerate(keys) if k not in _PROBABILITIES]
+    if grid < 0:
+        raise ValueError(f"grid must be >= 0, got {grid}")
+    keys = [_key(image, grid) for image in images]
+    first: dict[bytes, int] = {}
+    for i, key in enumerate(keys):
+        if key not in _PROBABILITIES:
+            first.setdefault(key, i)
+    todo = list(first.values())
     if todo:
-        import torch
-
-        model = load_efficientnet()
-        for start in range(0, len(todo), BATCH_SIZE):
-            chunk = todo[start:start + BATCH_SIZE]
-            with torch.inference_mode():
-                probs = model(_prepare(images[chunk])).softmax(-1).numpy().astype(np.float32)
-            for i, p in zip(chunk, probs):
-                _PROBABILITIES[keys[i]] = p
+        crops = [tiles(images[i], grid) for i in todo]
+        probs = _classify([c for per_image in crops for c in per_image])
+        start = 0
+        for i, per_image in zip(todo, crops):
+            _PROBABILITIES[keys[i]] = probs[start:start + len(per_image)].max(axis=0)
+            start += len(per_image)
     if not keys:
         return np.zeros((0, 1000), dtype=np.float32)
     return np.stack([_PROBABILITIES[k] for k in keys])
@@ -105,4 +139,4 @@ def top_labels(probabilities: np.ndarray, k: int = 5) -> list[tuple[str, float]]
     return [(names[i], float(probabilities[i])) for i in order]
 
 
-__all__ = ["load_efficientnet", "imagenet_labels", "class_probabilities", "top_labels", "INPUT_SIZE"]
+__all__ = ["load_efficientnet", "imagenet_labels", "class_probabilities", "tiles", "top_labels", "INPUT_SIZE"]

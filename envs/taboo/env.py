@@ -167,7 +167,8 @@ class TabooEnv(ClueGameEnv):
         elif isinstance(action, str):
             utterance, guess = action, None
         else:
-            return None, f"an action must be a dict with {' and '.join(repr(a) for a in allowed)}, got {type(action).__name__}"
+            fields = " and ".join(repr(a) for a in allowed)
+            return None, f"an action must be a dict with {fields}, got {type(action).__name__}"
         error = self.rules.guess_error(guess) if agent == "defender" else None
         if error:
             return None, error

@@ -322,11 +322,15 @@ class UndercoverEnv(ClueGameEnv):
             if value is None:
                 return None, 'speaking phase: give a "description"'
             error = self.rules.description_error(state, p, value)
-            return (None, error) if error else ({"description": self.rules.normalize_description(value), "beliefs": beliefs}, None)
+            if error:
+                return None, error
+            return {"description": self.rules.normalize_description(value), "beliefs": beliefs}, None
         if value is None:
             return None, 'voting phase: give a "vote" (a player index)'
         error = self.rules.vote_error(state, p, value)
-        return (None, error) if error else ({"vote": int(value), "beliefs": beliefs}, None)
+        if error:
+            return None, error
+        return {"vote": int(value), "beliefs": beliefs}, None
 
     def _fallback_action(self, agent: str) -> tuple[Any, str]:
         if self.state.phase == "speak":

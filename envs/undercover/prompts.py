@@ -46,7 +46,9 @@ def rules_prompt(cfg: UndercoverConfig) -> str:
     )
 
 
-def _round_lines(record: RoundRecord | None, order: tuple[int, ...], descriptions: dict[int, str], number: int) -> list[str]:
+def _round_lines(
+    record: RoundRecord | None, order: tuple[int, ...], descriptions: dict[int, str], number: int
+) -> list[str]:
     lines = [f"Round {number} (speaking order: {', '.join(seat_name(p) for p in order)})"]
     for p in order:
         if p in descriptions:

@@ -1,0 +1,174 @@
+"""DixitBench: building from a deck (ranks, seed, sizes, errors), evaluation strategies, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from cluegym.agents.base import Agent
+from cluegym.benchmarks.dixitbench import (
+    build_bench, caption_similarity, evaluate, format_table, item_observation, load_bench, save_bench,
+)
+from cluegym.cli import main
+from cluegym.envs.dixit.deck import load_deck
+from cluegym.envs.dixit.env import get_deck
+
+pytestmark = pytest.mark.slow  # MiniLM embeds the captions
+
+
+@pytest.fixture(scope="module")
+def bench() -> dict[str, Any]:
+    return build_bench()
+
+
+def test_default_deck_gives_two_items_per_card(bench):
+    deck = get_deck()
+    meta, items = bench["metadata"], bench["items"]
+    assert meta["cards"] == len(deck) == 96 and meta["items"] == len(items) == 192
+    assert meta["seed"] == 42 and meta["clue"] == "caption" and meta["deck_folder"] is None
+    assert sum(i["difficulty"] == "easy" for i in items) == sum(i["difficulty"] == "hard" for i in items) == 96
+    for item in items:
+        assert len(item["candidates"]) == 6 == len(set(item["candidates"]))
+        assert item["candidates"][item["answer"]] == item["card"]
+        assert item["clue"] == deck.caption(item["card"])
+    positions = np.bincount([i["answer"] for i in items], minlength=6)
+    assert positions.min() > 15  # shuffled, not always first
+
+
+def test_hard_and_easy_follow_the_similarity_ranks(bench):
+    deck = get_deck()
+    ids = list(deck.card_ids)
+    sim = caption_similarity([deck.caption(c) for c in ids])
+    for item in bench["items"][:20]:
+        i = ids.index(item["card"])
+        order = [j for j in np.argsort(-sim[i], kind="stable") if j != i]
+        rank = {ids[j]: r + 1 for r, j in enumerate(order)}
+        ranks = sorted(rank[c] for c in item["candidates"] if c != item["card"])
+        if item["difficulty"] == "hard":
+            assert ranks == [1, 2, 3, 4, 5]
+        else:
+            assert all(30 <= r <= 80 for r in ranks)
+    easy = [np.mean([sim[ids.index(i["card"]), ids.index(c)] for c in i["candidates"] if c != i["card"]])
+            for i in bench["items"] if i["difficulty"] == "easy"]
+    hard = [np.mean([sim[ids.index(i["card"]), ids.index(c)] for c in i["candidates"] if c != i["card"]])
+            for i in bench["items"] if i["difficulty"] == "hard"]
+    assert np.mean(hard) > np.mean(easy) + 0.1
+
+
+def test_fixed_seed_is_reproducible_and_seeds_differ(bench, tmp_path: Path):
+    again = build_bench()
+    assert json.dumps(again) == json.dumps(bench)
+    other = build_bench(seed=1)
+    assert other["items"] != bench["items"]
+    path = save_bench(bench, tmp_path / "sub" / "bench.json")
+    assert load_bench(path) == bench
+
+
+def test_word_clues():
+    word = build_bench(clue="word", clue_rank=2)
+    assert word["metadata"]["clue"] == "word" and word["metadata"]["clue_rank"] == 2
+    assert all(" " not in item["clue"] for item in word["items"])
+
+
+def _small_deck(folder: Path, n: int, captions: bool = True) -> Path:
+    words = ["red", "blue", "green", "cat", "dog", "moon", "sun", "tree", "ship", "car", "bird", "fish"]
+    for i in range(n):
+        Image.new("RGB", (30, 45), (i * 7 % 255, 90, 40)).save(folder / f"c{i:02d}.png")
+    if captions:
+        caps = {f"c{i:02d}": f"a {words[i % 12]} {words[(i * 5) % 12]} and a {words[(i * 7 + 3) % 12]}"
+                for i in range(n)}
+        (folder / "captions.json").write_text(json.dumps(caps))
+    return folder
+
+
+def test_small_decks_need_other_ranks_and_decks_need_captions(tmp_path: Path):
+    deck = load_deck(_small_deck(tmp_path, 20))
+    with pytest.raises(ValueError, match="easy_ranks 30-80"):
+        build_bench(deck)
+    small = build_bench(deck, easy_ranks=(8, 19))
+    assert small["metadata"]["items"] == 40 and small["metadata"]["deck_folder"] == str(tmp_path.resolve())
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    with pytest.raises(ValueError, match="needs captions"):
+        build_bench(load_deck(_small_deck(bare, 10, captions=False)))
+    with pytest.raises(ValueError, match="clue"):
+        build_bench(deck, clue="poem", easy_ranks=(8, 19))
+
+
+def test_load_errors(tmp_path: Path):
+    with pytest.raises(FileNotFoundError, match="dixitbench build"):
+        load_bench(tmp_path / "none.json")
+    (tmp_path / "x.json").write_text('{"hello": 1}')
+    with pytest.raises(ValueError, match="not a DixitBench"):
+        load_bench(tmp_path / "x.json")
+
+
+class Oracle(Agent):
+    """Reads the captions: picks the candidate captioned like the clue; rates through its clue."""
+
+    games = ("dixit",)
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        captions = list(observation["candidate_captions"])
+        if len(captions) == 1:  # entailment: answer like an LLM, the number in the text
+            return {"card": 0, "clue": f"rating: {100 if captions[0] == observation['clue'] else 10}"}
+        return {"card": captions.index(observation["clue"])}
+
+
+class FirstCandidate(Agent):
+    games = ("dixit",)
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        return 0 if len(observation["candidate_ids"]) > 1 else {"clue": "no idea"}
+
+
+def test_evaluate_strategies_with_scripted_agents(bench):
+    oracle = evaluate(bench, Oracle("dixit", "player_1", None), reveal_captions=True, limit=24)
+    assert oracle["strategies"]["direct"] == {"easy": 100.0, "hard": 100.0, "total": 100.0, "invalid": 0.0}
+    assert oracle["strategies"]["entailment"]["total"] == 100.0
+    first = evaluate(bench, FirstCandidate("dixit", "player_1", None), limit=24)
+    expected = 100.0 * np.mean([i["answer"] == 0 for i in bench["items"][:24]])
+    assert first["strategies"]["direct"]["total"] == pytest.approx(expected)
+    assert first["strategies"]["entailment"]["invalid"] == 24  # no number in its answers
+    assert "direct" in format_table(first)
+
+
+def test_item_observations_match_a_dixit_vote(bench):
+    item = bench["items"][0]
+    deck = get_deck()
+    obs = item_observation(item, deck, image_size=(48, 32))
+    assert obs["phase"] == 2 and obs["candidates"].shape == (6, 48, 32, 3)
+    assert obs["card_mask"].tolist() == [1] * 6 and "candidate_captions" not in obs
+    assert item["clue"] in obs["prompt"] and "1-6" in obs["prompt"]
+    one = item_observation(item, deck, strategy="entailment", candidate=2, reveal_captions=True)
+    assert one["candidates"].shape[0] == 1 and "0-100" in one["prompt"]
+    assert one["candidate_captions"][0] == deck.caption(item["candidates"][2])
+
+
+def test_real_baselines_on_a_slice(bench):
+    caption = evaluate(bench, "caption", reveal_captions=True, limit=12, strategies=("direct",))
+    assert caption["strategies"]["direct"]["total"] == 100.0  # the clue is the target's own caption
+    vision = evaluate(bench, "vision:grid=0", limit=6)
+    assert set(vision["strategies"]) == {"direct", "entailment"}
+    assert vision["strategies"]["direct"]["invalid"] == 0
+
+
+def test_cli_build_and_eval(tmp_path: Path, capsys):
+    out = tmp_path / "bench.json"
+    assert main(["dixitbench", "build", "--out", str(out)]) == 0
+    assert "192 items from 96 cards" in capsys.readouterr().out
+    results = tmp_path / "res.json"
+    assert main(["dixitbench", "eval", "--agent", "random", "--bench", str(out), "--limit", "8",
+                 "--no-progress", "--out", str(results)]) == 0
+    printed = capsys.readouterr().out
+    assert "Easy" in printed and "entailment" in printed
+    assert json.loads(results.read_text())["agent"] == "random"
+    with pytest.raises(SystemExit, match="reveal_captions"):
+        main(["dixitbench", "eval", "--agent", "caption", "--bench", str(out), "--limit", "2", "--no-progress"])
+    with pytest.raises(SystemExit, match="does not exist"):
+        main(["dixitbench", "eval", "--agent", "random", "--bench", str(tmp_path / "nope.json")])

@@ -1,0 +1,87 @@
+"""CandidateActions: Text actions as Discrete choices over candidates, with masks; PettingZoo API."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test
+
+from cluegym.envs import decrypto_v0
+from cluegym.envs.core.text import mentions_word
+from cluegym.wrappers.candidates import CandidateActions, candidate_mask, candidate_text
+from cluegym.wrappers.decrypto import HintCandidates
+
+
+@pytest.fixture(scope="module")
+def hints():
+    return HintCandidates(n=6)
+
+
+def wrapped(hints, n=6):
+    return CandidateActions(decrypto_v0.env(), {"alice": hints}, n=n)
+
+
+def test_spaces_and_observation(hints):
+    env = wrapped(hints)
+    env.reset(seed=0)
+    assert env.action_space("alice").n == 6
+    assert env.action_space("bob") == decrypto_v0.env().action_space("bob")  # others untouched
+    obs, *_ = env.last()
+    assert env.agent_selection == "alice"
+    assert env.observation_space("alice").contains(obs)
+    assert len(obs["candidates"]) == 6 and obs["action_mask"].sum() == len(env.candidates("alice"))
+    keywords = obs["keywords"]
+    for triple in env.candidates("alice"):
+        assert len(triple) == 3 and len(set(triple)) == 3
+        assert not any(mentions_word(h, k) for h in triple for k in keywords)
+    # candidate i uses each digit keyword's i-th closest word: the first ones are the closest
+    words = hints.words
+    first, last = env.candidates("alice")[0], env.candidates("alice")[-1]
+    code = [int(d) - 1 for d in obs["code"]]
+    sim = lambda triple: np.mean([words.vector(h) @ words.vector(keywords[d]) for h, d in zip(triple, code)])
+    assert sim(first) > sim(last)
+
+
+def test_choice_is_applied_and_hints_never_repeat(hints):
+    env = wrapped(hints)
+    env.reset(seed=1)
+    given = []
+    for seat in env.agent_iter():
+        obs, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if seat == "alice":
+            choice = int(np.flatnonzero(obs["action_mask"])[-1])
+            expected = env.candidates("alice")[choice]
+            env.step(choice)
+            assert env.unwrapped.state.hints == expected
+            given.extend(expected)
+        else:
+            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(given) == len(set(given)) > 3
+
+
+def test_masked_or_bad_index_is_rejected_with_reason(hints):
+    env = CandidateActions(decrypto_v0.env(), {"alice": lambda obs, info: [("fruit", "wing", "tower")]}, n=4)
+    env.reset(seed=0, options={"keywords": ["apple", "bird", "castle", "piano"]})
+    for bad, reason in [(3, "masked"), (9, "out of range"), ("fruit", "integer index")]:
+        env.step(bad)
+        assert env.agent_selection == "alice"
+        assert reason in env.infos["alice"]["error"]
+        assert env.unwrapped.state.phase == "encode"  # nothing applied
+    env.step(0)
+    assert env.unwrapped.state.hints == ("fruit", "wing", "tower")
+
+
+def test_pettingzoo_api_test_passes(hints):
+    api_test(wrapped(hints), num_cycles=30)
+
+
+def test_dict_entry_replacement_and_helpers():
+    assert candidate_text(("a", "b")) == "a | b" and candidate_text("x") == "x"
+    assert candidate_mask([1, 2], 4).tolist() == [1, 1, 0, 0]
+    with pytest.raises(ValueError, match="no entry"):
+        CandidateActions(decrypto_v0.env(), {"alice": lambda o, i: []}, n=3, key="description")
+    with pytest.raises(ValueError, match="no seat"):
+        CandidateActions(decrypto_v0.env(), {"mallory": lambda o, i: []}, n=3)

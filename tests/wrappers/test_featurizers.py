@@ -1,0 +1,100 @@
+"""Featurizers: cached encoders, Decrypto features (layout, bounds, meaning), shaping potentials."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cluegym
+from cluegym.agents import make_agent
+from cluegym.envs.decrypto.env import CODES
+from cluegym.wrappers.featurizers import LRUCache, WordEncoder, unit_rows
+from cluegym.wrappers.decrypto import DecryptoFeatures, potential, seat_task
+
+KEYWORDS = ["guitar", "horse", "castle", "apple"]
+
+
+@pytest.fixture(scope="module")
+def words():
+    return WordEncoder("glove")
+
+
+def test_word_encoder_similarities_and_unknowns(words):
+    sims = words.similarity(["fruit", "saddle", "qqqzzz"], ["apple", "horse"])
+    assert sims.shape == (3, 2)
+    assert sims[0, 0] > sims[0, 1] and sims[1, 1] > sims[1, 0]
+    assert not sims[2].any()  # unknown text is the zero vector
+    assert np.linalg.norm(words.vector("red apple")) == pytest.approx(1.0, abs=1e-5)
+    assert words.vector("fruit") is words.vector("fruit")  # cached
+
+
+def test_lru_cache_and_unit_rows():
+    cache = LRUCache(2)
+    for key in "abc":
+        cache.put(key, np.zeros(1))
+    assert len(cache) == 2 and cache.get("a") is None and cache.get("c") is not None
+    rows = unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    assert rows.tolist() == [[0.6, 0.8], [0.0, 0.0]]
+    with pytest.raises(ValueError):
+        LRUCache(0)
+
+
+def _decode_observation(seat, hints, history=None):
+    env = cluegym.make("decrypto")
+    env.reset(seed=0, options={"keywords": KEYWORDS})
+    obs = env.observe(seat)
+    obs = dict(obs, hints=tuple(hints))
+    if history is not None:
+        obs["hint_history"] = tuple(tuple(h) + ("",) * (8 - len(h)) for h in history)
+    return obs
+
+
+@pytest.mark.parametrize("seat", ["bob", "eve"])
+def test_layout_and_bounds(seat):
+    features = DecryptoFeatures(seat)
+    obs = _decode_observation(seat, ["saddle", "fruit", "tower"], [["strings"], ["mane"], ["moat"], ["pie"]])
+    vec = features(obs, {})
+    assert features.observation_space.contains(vec)
+    assert vec.shape == (24 * features.per_choice + features.context,)
+    per_code = vec[: 24 * features.per_choice].reshape(24, features.per_choice)
+    assert per_code[:, -1].tolist() == [1.0] * 24  # legal flags (nothing revealed yet)
+
+
+def test_bob_code_scores_rank_the_baseline_guess_first():
+    """The per-code keyword score's argmax is the code the Hungarian baseline decodes."""
+    features = DecryptoFeatures("bob")
+    env = cluegym.make("decrypto")
+    bob = make_agent("glove", game="decrypto", seat="bob", action_space=env.action_space("bob"), seed=0)
+    bob.reset(0)
+    for hints in (["saddle", "fruit", "tower"], ["moat", "strings", "orchard"], ["pony", "knight", "banjo"]):
+        obs = _decode_observation("bob", hints)
+        per_code = features(obs, {})[: 24 * features.per_choice].reshape(24, features.per_choice)
+        assert int(np.argmax(per_code[:, 0])) == bob.act(obs, {})
+    # e.g. saddle->horse(2), fruit->apple(4), tower->castle(3)
+    assert CODES[int(np.argmax(features(_decode_observation("bob", ["saddle", "fruit", "tower"]), {})[:24 * 7:7]))] == (2, 4, 3)
+
+
+def test_eve_without_history_sees_no_evidence():
+    features = DecryptoFeatures("eve")
+    vec = features(_decode_observation("eve", ["saddle", "fruit", "tower"]), {})
+    per_code = vec[: 24 * features.per_choice].reshape(24, features.per_choice)
+    assert not per_code[:, :-1].any()
+
+
+def test_decrypto_potential_tracks_tokens():
+    env = cluegym.make("decrypto")
+    env.reset(seed=0)
+    raw = env.unwrapped
+    assert potential(raw, "bob") == potential(raw, "alice") == -potential(raw, "eve") == 0.0
+    raw.state.interceptions = 1
+    assert potential(raw, "eve") == pytest.approx(0.5)
+
+
+def test_task_metric_and_sizes_follow_the_game():
+    raw = cluegym.env_module("decrypto").raw_env(max_turns=6)
+    task = seat_task("eve", raw)
+    assert task.n_actions == 24 and task.featurizer.max_turns == 6
+    assert task.score({"interception_rate": 0.25}) == 0.25
+    assert seat_task("bob").score({"miscommunication_rate": 0.1}) == pytest.approx(0.9)
+    with pytest.raises(ValueError, match="no seat"):
+        DecryptoFeatures("mallory")

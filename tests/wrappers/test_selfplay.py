@@ -1,0 +1,160 @@
+"""SelfPlayEnv: gymnasium/SB3 env checks, seeded determinism, masks, the policy pool."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+from cluegym.wrappers.selfplay import PolicyPool, SelfPlayEnv, make_vec_env
+from cluegym.wrappers.shaping import PotentialShaping
+
+OPPONENTS = {
+    "alice": {"bob": "glove", "eve": "glove"},
+    "bob": {"alice": "glove:k=16", "eve": "glove"},
+    "eve": {"alice": "glove:k=16", "bob": "glove"},
+}
+
+
+@pytest.mark.parametrize("seat", ["alice", "bob", "eve"])
+def test_check_env_passes_for_every_decrypto_seat(seat):
+    env = SelfPlayEnv("decrypto", seat, opponents=OPPONENTS[seat], shaping=True)
+    check_env(env, skip_render_check=True)
+    sb3_check_env(env, warn=False)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert info["action_mask"].dtype == bool and info["action_mask"].any()
+
+
+def _rollout(env, seed, steps=40):
+    """Play seeded random legal choices; return everything the learner saw."""
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    trace = [obs.tobytes()]
+    for _ in range(steps):
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        obs, reward, terminated, truncated, info = env.step(action)
+        trace.append((obs.tobytes(), reward, terminated))
+        if terminated:
+            trace.append(info["game_result"]["keywords"])
+            obs, _ = env.reset()
+    return trace
+
+
+def test_same_seed_same_games_other_seed_other_games():
+    env = SelfPlayEnv("decrypto", "eve", opponents=OPPONENTS["eve"])
+    first, again = _rollout(env, 3), _rollout(env, 3)
+    assert first == again
+    assert _rollout(env, 4) != first
+
+
+def test_masks_never_allow_an_illegal_code():
+    """Over many steps every unmasked code is legal for the env (never rejected) and every
+    masked one is a code already revealed."""
+    env = SelfPlayEnv("decrypto", "bob", opponents={"alice": "glove:k=16", "eve": "random"})
+    env.reset(seed=11)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(300):
+        mask = env.action_masks()
+        revealed = {tuple(r.code) for r in env.raw.state.history}
+        for i, code in enumerate(env.raw.codes):
+            assert mask[i] == (code not in revealed)
+        obs, reward, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert "rejected" not in info
+        checked += 1
+        if terminated:
+            assert info["invalid_actions"] == 0
+            env.reset()
+    assert checked == 300
+
+
+def test_a_masked_choice_is_rejected_not_applied():
+    env = SelfPlayEnv("decrypto", "eve", opponents=OPPONENTS["eve"], invalid_action_penalty=-0.5)
+    env.reset(seed=5)
+    # play until some code is masked (revealed), then pick it
+    rng = np.random.default_rng(1)
+    while env.action_masks().all():
+        _, _, terminated, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated:
+            env.reset()
+    turn = env.raw.state.turn
+    masked = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, terminated, _, info = env.step(masked)
+    assert "already revealed" in info["rejected"]
+    assert reward == -0.5 and not terminated
+    assert env.raw.state.turn == turn and "eve" not in env.raw.state.guesses  # nothing applied
+    assert info["error"] == info["rejected"]
+
+
+def test_unshaped_reward_is_reported_and_shaping_telescopes():
+    """With gamma=1 the shaping terms of a whole game sum to -phi(start) (phi(end) = 0)."""
+    shaping = PotentialShaping.for_game("decrypto", gamma=1.0, scale=1.0)
+    env = SelfPlayEnv("decrypto", "eve", opponents=OPPONENTS["eve"], shaping=shaping)
+    for seed in range(3):
+        env.reset(seed=seed)
+        phi0 = shaping.phi(env.raw, "eve", False)
+        shaped = unshaped = 0.0
+        rng = np.random.default_rng(seed)
+        while True:
+            _, reward, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            shaped += reward
+            unshaped += info["unshaped_reward"]
+            if terminated:
+                break
+        assert unshaped == info["game_return"] in (-1.0, 1.0)
+        assert shaped == pytest.approx(unshaped - phi0)
+
+
+def test_pool_swap_draws_snapshots_for_same_role_seats(tmp_path):
+    pool = PolicyPool(["glove", "random"], max_snapshots=2, latest_prob=1.0)
+    rng = np.random.default_rng(0)
+    assert {pool.sample(rng) for _ in range(50)} == {"glove", "random"}
+    for i in range(3):
+        pool.add_snapshot(str(tmp_path / f"s{i}.zip"))
+    assert pool.snapshots == [f"ppo:path={tmp_path / 's1.zip'}", f"ppo:path={tmp_path / 's2.zip'}"]
+    assert {pool.sample(rng) for _ in range(20)} == {f"ppo:path={tmp_path / 's2.zip'}"}
+    pool.latest_prob = 0.0
+    assert len({pool.sample(rng) for _ in range(200)}) == 4  # 2 fixed + 2 kept snapshots
+
+    # Decrypto's seats all have different roles: self-play has no seat to put snapshots in.
+    env = SelfPlayEnv("decrypto", "eve", opponents=OPPONENTS["eve"], selfplay=True)
+    assert env.add_snapshot("x.zip") == []
+    # Undercover's players share one role: every other seat takes the snapshot.
+    env = SelfPlayEnv("undercover", "player_0", selfplay=True, opponents={f"player_{i}": "random" for i in range(1, 5)},
+                      task_options={"speaker": "random"})
+    assert env.add_snapshot("snap.zip") == [f"player_{i}" for i in range(1, 5)]
+    assert all(env.pools[s].snapshots == ["ppo:path=snap.zip"] for s in env.pools)
+
+
+def test_opponents_are_redrawn_each_game():
+    env = SelfPlayEnv("decrypto", "eve", opponents={"alice": "glove:k=16", "bob": ["glove", "random"]})
+    env.reset(seed=0)
+    seen = set()
+    for _ in range(12):
+        env.reset()
+        seen.add(env.opponent_specs()["bob"])
+    assert seen == {"glove", "random"}
+
+
+def test_bad_arguments_fail_clearly():
+    with pytest.raises(ValueError, match="no seat 'mallory'"):
+        SelfPlayEnv("decrypto", "mallory")
+    with pytest.raises(ValueError, match="not an opponent seat"):
+        SelfPlayEnv("decrypto", "eve", opponents={"eve": "glove"})
+    env = SelfPlayEnv("decrypto", "eve", opponents=OPPONENTS["eve"])
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="integer"):
+        env.step("3-1-4")
+
+
+def test_vectorised_envs_step_in_lockstep():
+    vec = make_vec_env(2, seed=0, game="decrypto", seat="eve", opponents=OPPONENTS["eve"])
+    obs = vec.reset()
+    assert obs.shape == (2, vec.observation_space.shape[0])
+    masks = np.stack(vec.env_method("action_masks"))
+    actions = [int(np.flatnonzero(m)[0]) for m in masks]
+    obs, rewards, dones, infos = vec.step(np.array(actions))
+    assert obs.shape[0] == 2 and len(infos) == 2
+    vec.close()
