@@ -169,9 +169,19 @@ def load_bench(path: str | Path) -> dict[str, Any]:
 
 # -------------------------------------------------------------------------- evaluate
 
+def action_space(num_candidates: int = 6) -> Any:
+    """The action space of a DixitBench listener: ``Dict(card=Discrete(n), clue=Text)``."""
+    import gymnasium
+
+    from cluegym.envs.core import text_space
+
+    return gymnasium.spaces.Dict({"card": gymnasium.spaces.Discrete(num_candidates),
+                                  "clue": text_space(200, min_length=1)})
+
+
 def item_observation(
     item: dict[str, Any], deck: Any, *, strategy: str = "direct", candidate: int | None = None,
-    image_size: tuple[int, int] = (96, 64), reveal_captions: bool = False,
+    image_size: tuple[int, int] = (144, 96), reveal_captions: bool = False,
 ) -> dict[str, Any]:
     """A Dixit vote observation for one benchmark item (or one candidate, for entailment)."""
     from cluegym.envs.core.text import to_charset
@@ -262,7 +272,7 @@ def evaluate(
     *,
     deck: Any = None,
     strategies: Sequence[str] = STRATEGIES,
-    image_size: tuple[int, int] = (96, 64),
+    image_size: tuple[int, int] = (144, 96),
     reveal_captions: bool = False,
     seed: int = 0,
     limit: int | None = None,
@@ -285,10 +295,7 @@ def evaluate(
         ``{"agent", "metadata", "strategies": {strategy: {"easy", "hard", "total",
         "invalid"}}, "items": per-item answers, "wall_s"}``.
     """
-    import gymnasium
-
     from cluegym.agents import make_agent
-    from cluegym.envs.core import text_space
     from cluegym.envs.dixit.env import get_deck
 
     unknown = sorted(set(strategies) - set(STRATEGIES))
@@ -301,9 +308,8 @@ def evaluate(
     missing = sorted({c for item in items for c in item["candidates"] if c not in deck})
     if missing:
         raise ValueError(f"the benchmark names cards that deck {deck.name!r} lacks: {missing[:5]}")
-    size = max(len(item["candidates"]) for item in items)
-    space = gymnasium.spaces.Dict({"card": gymnasium.spaces.Discrete(size), "clue": text_space(200, min_length=1)})
     if isinstance(agent_spec, str):
+        space = action_space(max(len(item["candidates"]) for item in items))
         agent = make_agent(agent_spec, game="dixit", seat="player_1", action_space=space, seed=seed)
     else:
         agent, agent_spec = agent_spec, type(agent_spec).__name__
@@ -413,7 +419,7 @@ def register_cli(subparsers: Any) -> None:
     _add_deck_args(ev)
     ev.add_argument("--strategy", choices=("direct", "entailment", "both"), default="both")
     ev.add_argument("--reveal-captions", action="store_true", help="show the candidates' captions to the agent")
-    ev.add_argument("--image-size", default="96x64", help="candidate image size HxW (default 96x64)")
+    ev.add_argument("--image-size", default="144x96", help="candidate image size HxW (default 144x96, as the env)")
     ev.add_argument("--agent-seed", type=int, default=0, help="agent and tie-break seed (default 0)")
     ev.add_argument("--limit", type=int, help="evaluate only the first N items")
     ev.add_argument("--out", help="write the results (with per-item answers) as JSON")
@@ -421,5 +427,5 @@ def register_cli(subparsers: Any) -> None:
     ev.set_defaults(func=cmd_eval)
 
 
-__all__ = ["build_bench", "save_bench", "load_bench", "evaluate", "accuracy_table", "item_observation",
+__all__ = ["action_space", "build_bench", "save_bench", "load_bench", "evaluate", "accuracy_table", "item_observation",
            "caption_similarity", "format_table", "register_cli", "STRATEGIES", "DIFFICULTIES"]

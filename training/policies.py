@@ -41,6 +41,10 @@ class ChoiceScorer(nn.Module):
         super().__init__()
         self.n_choices, self.per_choice, self.context = n_choices, per_choice, context
         self.net = nn.Sequential(nn.Linear(per_choice + context, hidden), nn.Tanh(), nn.Linear(hidden, 1))
+        # The output layer starts at zero: an untrained scorer is the uniform policy (every
+        # choice equally likely), so training starts from chance, not from a lucky init.
+        nn.init.zeros_(self.net[-1].weight)
+        nn.init.zeros_(self.net[-1].bias)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         block = self.n_choices * self.per_choice

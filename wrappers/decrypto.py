@@ -3,8 +3,8 @@
 Features (:class:`DecryptoFeatures`), all cosine similarities over a word embedding (GloVe
 by default), so a policy sees the same evidence as the embedding baselines:
 
-- Bob: each current hint vs each keyword (``code_length x num_keywords``), and vs each
-  keyword's revealed hint history (mean vector and best single hint);
+- Bob: each current hint vs each keyword (``code_length x num_keywords``), and with
+  ``history=True`` also vs each keyword's revealed hint history (as Eve);
 - Eve: each current hint vs each keyword's hint history (mean and best single hint), as the
   baseline interceptor, which has no keywords;
 - Alice: for each candidate hint triple and each digit: similarity to its keyword, the best
@@ -77,14 +77,17 @@ class DecryptoFeatures(Featurizer):
         num_keywords, code_length, max_turns: the game's sizes.
         n_candidates: Alice's number of candidates.
         miscommunication_limit, interception_limit: token limits (to scale the counts).
+        history: Bob also sees the hint-history similarities (Eve always does; Bob decodes
+            from the keywords alone by default, which is all the evidence he needs).
     """
 
     def __init__(self, seat: str, *, embedding: str = "glove", num_keywords: int = 4, code_length: int = 3,
                  max_turns: int = 8, n_candidates: int = 8, miscommunication_limit: int = 2,
-                 interception_limit: int = 2) -> None:
+                 interception_limit: int = 2, history: bool = False) -> None:
         if seat not in ("alice", "bob", "eve"):
             raise ValueError(f"decrypto has no seat {seat!r}")
         self.seat = seat
+        self.history = bool(history) or seat == "eve"
         self.words = WordEncoder(embedding)
         self.n_keywords, self.code_length, self.max_turns = num_keywords, code_length, max_turns
         self.n_candidates = n_candidates
@@ -93,7 +96,7 @@ class DecryptoFeatures(Featurizer):
 
         self.n_codes = len(all_codes(num_keywords, code_length))
         self.code_digits = np.array(all_codes(num_keywords, code_length), dtype=np.int64) - 1
-        n_matrices = 3 if seat == "bob" else 2
+        n_matrices = (1 if seat == "bob" else 0) + (2 if self.history else 0)
         # Layout [choices x per_choice | context] (see cluegym.training.policies).
         self.per_choice = code_length * 4 + 1 if seat == "alice" else 2 * n_matrices + 1
         self.n_choices = n_candidates if seat == "alice" else self.n_codes
@@ -116,8 +119,7 @@ class DecryptoFeatures(Featurizer):
             return self._alice(observation, candidates or [])
         hints = list(observation["hints"])[: self.code_length]
         hints += [""] * (self.code_length - len(hints))
-        mean_sims, max_sims = _history_sims(self.words, hints, history)
-        matrices = [mean_sims, max_sims]
+        matrices = list(_history_sims(self.words, hints, history)) if self.history else []
         if self.seat == "bob":
             matrices.insert(0, self.words.similarity(hints, list(observation["keywords"])))
         legal = np.asarray(observation["action_mask"], dtype=bool)
@@ -239,7 +241,7 @@ def potential(raw_env: Any, seat: str) -> float:
 
 
 def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candidates: int = 8,
-              vocabulary: str | None = None, stride: int = 1) -> SeatTask:
+              vocabulary: str | None = None, stride: int = 1, history: bool = False) -> SeatTask:
     """The learner task of a Decrypto seat.
 
     Args:
@@ -248,13 +250,14 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
         env: the raw Decrypto env, for its sizes (None: the default game).
         embedding: word embedding of the features and candidates.
         n_candidates, vocabulary, stride: Alice's candidates (see :class:`HintCandidates`).
+        history: give Bob the hint-history features too (see :class:`DecryptoFeatures`).
     """
     from cluegym.envs.decrypto.rules import DecryptoConfig
 
     cfg = env.game_config if env is not None else DecryptoConfig()
     sizes = dict(num_keywords=cfg.num_keywords, code_length=cfg.code_length, max_turns=cfg.max_turns,
                  miscommunication_limit=cfg.miscommunication_limit, interception_limit=cfg.interception_limit)
-    features = DecryptoFeatures(seat, embedding=embedding, n_candidates=n_candidates, **sizes)
+    features = DecryptoFeatures(seat, embedding=embedding, n_candidates=n_candidates, history=history, **sizes)
     if seat == "alice":
         return SeatTask("decrypto", seat, features, n_candidates,
                         candidates=HintCandidates(n_candidates, embedding=embedding, vocabulary=vocabulary, stride=stride),

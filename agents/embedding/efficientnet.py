@@ -7,7 +7,7 @@ Nothing is downloaded. The model loads once per process, on first use; the proba
 each distinct picture are cached by the picture's bytes, so a deck's cards are classified once.
 
 Example:
-    >>> probs = class_probabilities(deck.images(["card_005"], size=(96, 64)))
+    >>> probs = class_probabilities(deck.images(["card_005"], size=(144, 96)))
     >>> [imagenet_labels()[i] for i in probs[0].argsort()[::-1][:3]]
     ['tiger', 'tiger cat', 'jaguar']
 """

@@ -34,7 +34,7 @@ Observations (``Dict``), per seat:
     phase: 0 story, 1 distract, 2 vote, 3 over.   round: current round (0-based).
     seat: the seat's index.   storyteller: this round's storyteller.
     hand: the seat's cards as images, ``uint8 (hand_size, H, W, 3)`` (``image_size``,
-        default 96x64 thumbnails).   hand_ids: their deck indices.
+        default 144x96 thumbnails).   hand_ids: their deck indices.
     clue: this round's clue ("" before the storyteller gives it).
     candidates: the shuffled candidates as images ``uint8 (N, H, W, 3)`` during the vote
         (zeros before).   candidate_ids: their deck indices (-1 before the vote).
@@ -83,7 +83,7 @@ import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
 from cluegym.envs.core.text import to_charset, tokens
-from cluegym.envs.dixit.deck import THUMBNAIL_SIZE, Deck, default_deck_folder, load_deck, load_default_deck
+from cluegym.envs.dixit.deck import Deck, default_deck_folder, load_deck, load_default_deck
 from cluegym.envs.dixit.prompts import full_prompt, round_summary
 from cluegym.envs.dixit.rules import (
     PASS_CLUE, PHASES, DixitConfig, DixitRules, DixitState, metrics, preset_config, seat_name,
@@ -94,6 +94,8 @@ __all__ = ["DixitEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAUL
 #: Agents used by ``cluegym run dixit`` for seats not given on the command line: the vision
 #: baseline sees pixels only, so it plays with the default options (captions hidden).
 DEFAULT_AGENTS: dict[str, str] = {"*": "vision"}
+#: Default (height, width) of the card images in observations.
+IMAGE_SIZE = (144, 96)
 #: Longest caption put in an observation (longer ones are clipped).
 CAPTION_MAX_CHARS = 300
 #: Size of the cards in ``render_mode="rgb_array"`` (height, width).
@@ -161,7 +163,8 @@ class DixitEnv(ClueGameEnv):
             deck folder when present.
         reveal_captions: put the cards' captions in observations and prompts (for caption-
             based baselines and text-only models); recorded with every game.
-        image_size: (height, width) of the images in observations (default 96x64).
+        image_size: (height, width) of the images in observations (default 144x96: large
+            enough for the vision baseline's tiles, small enough for fast steps and RL).
         max_clue_chars: longest clue accepted (default 200).
         max_retries: resubmissions allowed after an invalid action (default 3).
         render_mode: ``"human"``, ``"ansi"`` or ``"rgb_array"``.
@@ -187,7 +190,7 @@ class DixitEnv(ClueGameEnv):
         deck: str | Path | None = None,
         captions: str | Path | None = None,
         reveal_captions: bool = False,
-        image_size: Sequence[int] | str = THUMBNAIL_SIZE,
+        image_size: Sequence[int] | str = IMAGE_SIZE,
         max_clue_chars: int = 200,
         max_retries: int = 3,
         render_mode: str | None = None,
@@ -381,7 +384,9 @@ class DixitEnv(ClueGameEnv):
         if isinstance(card, np.ndarray) and card.shape == ():
             card = card.item()
         card_error = self.rules.card_error(state, p, card)
-        clue_error = self.rules.clue_error(clue) if story else None
+        clue_error = None
+        if story:
+            clue_error = 'story phase: give a "clue" with the card' if clue is None else self.rules.clue_error(clue)
         if story:
             self._rejected = {"card": None if card_error else int(card), "clue": None if clue_error else clue}
         if card_error or clue_error:

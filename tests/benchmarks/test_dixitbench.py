@@ -12,7 +12,7 @@ from PIL import Image
 
 from cluegym.agents.base import Agent
 from cluegym.benchmarks.dixitbench import (
-    build_bench, caption_similarity, evaluate, format_table, item_observation, load_bench, save_bench,
+    action_space, build_bench, caption_similarity, evaluate, format_table, item_observation, load_bench, save_bench,
 )
 from cluegym.cli import main
 from cluegym.envs.dixit.deck import load_deck
@@ -128,10 +128,10 @@ class FirstCandidate(Agent):
 
 
 def test_evaluate_strategies_with_scripted_agents(bench):
-    oracle = evaluate(bench, Oracle("dixit", "player_1", None), reveal_captions=True, limit=24)
+    oracle = evaluate(bench, Oracle("dixit", "player_1", action_space()), reveal_captions=True, limit=24)
     assert oracle["strategies"]["direct"] == {"easy": 100.0, "hard": 100.0, "total": 100.0, "invalid": 0.0}
     assert oracle["strategies"]["entailment"]["total"] == 100.0
-    first = evaluate(bench, FirstCandidate("dixit", "player_1", None), limit=24)
+    first = evaluate(bench, FirstCandidate("dixit", "player_1", action_space()), limit=24)
     expected = 100.0 * np.mean([i["answer"] == 0 for i in bench["items"][:24]])
     assert first["strategies"]["direct"]["total"] == pytest.approx(expected)
     assert first["strategies"]["entailment"]["invalid"] == 24  # no number in its answers

@@ -141,7 +141,7 @@ def test_scripted_round_flow_views_and_rewards():
     obs = env.observe("player_0")
     assert obs["phase"] == 0 and obs["storyteller"] == 0 and obs["seat"] == 0
     assert obs["hand_ids"].tolist() == HANDS[0]
-    assert obs["hand"].shape == (4, 96, 64, 3) and obs["hand"].dtype == np.uint8
+    assert obs["hand"].shape == (4, 144, 96, 3) and obs["hand"].dtype == np.uint8
     assert (obs["candidate_ids"] == -1).all() and not obs["candidates"].any()
     assert env.infos["player_0"]["action_mask"]["card"].tolist() == [1, 1, 1, 1]
     assert env.infos["player_1"]["action_mask"]["card"].tolist() == [0, 0, 0, 0]
@@ -161,7 +161,7 @@ def test_scripted_round_flow_views_and_rewards():
     assert vote["phase"] == 2 and sorted(vote["candidate_ids"].tolist()) == [2, 11, 23, 30]
     own = candidate_of(env, 11)
     assert vote["own_candidate"] == own and vote["card_mask"][own] == 0 and vote["card_mask"].sum() == 3
-    assert vote["candidates"].shape == (4, 96, 64, 3) and vote["candidates"].any()
+    assert vote["candidates"].shape == (4, 144, 96, 3) and vote["candidates"].any()
     assert env.observe("player_0")["own_candidate"] == candidate_of(env, 2)
 
     env.step({"card": candidate_of(env, 2)})   # player_1 right
@@ -258,7 +258,8 @@ def test_deck_exhaustion_and_target_score_end_the_game():
 
 @pytest.mark.parametrize("action, reason", [
     ({"card": 7, "clue": "storm"}, "not a slot"),
-    ({"card": 1}, "clue must be a string"),
+    ({"card": 1}, 'give a "clue"'),
+    ({"card": 1, "clue": 7}, "clue must be a string"),
     ({"card": 1, "clue": "   "}, "must not be empty"),
     ({"card": 1, "clue": "x" * 201}, "longer than 200"),
     (2, "storyteller answers"),
