@@ -24,7 +24,7 @@ from cluegym.training.train import TrainConfig, train
 #: What each seat is trained against and measured by (the issue's bar: the embedding baseline).
 SEATS: dict[str, dict[str, Any]] = {
     "eve": {"opponents": {"alice": ["glove:k=16"], "bob": ["glove"]}, "steps": 4_000},
-    "bob": {"opponents": {"alice": ["glove:k=16"], "eve": ["glove"]}, "steps": 12_000},
+    "bob": {"opponents": {"alice": ["glove:k=16"], "eve": ["glove"]}, "steps": 3_000},
 }
 
 

@@ -38,7 +38,7 @@ import gymnasium
 import numpy as np
 
 from cluegym.envs.core.data import word_list_option
-from cluegym.envs.core.text import mentions_word
+from cluegym.envs.core.matching import mentions_word
 from cluegym.wrappers.featurizers import Featurizer, WordEncoder
 from cluegym.wrappers.selfplay import SeatTask
 

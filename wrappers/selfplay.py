@@ -482,6 +482,10 @@ def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs
 
     def factory(index: int) -> Callable[[], gymnasium.Env]:
         def build() -> gymnasium.Env:
+            if vec == "subproc":
+                import torch
+
+                torch.set_num_threads(1)  # one process per env already: threads only contend
             env = Monitor(SelfPlayEnv(**kwargs), info_keywords=("game_return",))
             env.reset(seed=seed + index)
             return env

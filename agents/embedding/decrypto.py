@@ -23,7 +23,7 @@ from scipy.optimize import linear_sum_assignment
 
 from cluegym.agents.embedding.common import EmbeddingAgent
 from cluegym.envs.core.data import word_list_option
-from cluegym.envs.core.text import mentions_word
+from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.decrypto.rules import all_codes
 
 

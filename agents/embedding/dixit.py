@@ -35,7 +35,8 @@ import numpy as np
 from cluegym.agents.base import Agent
 from cluegym.agents.embedding.common import EmbeddingAgent
 from cluegym.envs.core.data import read_word_list
-from cluegym.envs.core.text import mentions_word, tokens
+from cluegym.envs.core.matching import mentions_word
+from cluegym.envs.core.text import tokens
 from cluegym.envs.dixit.rules import PHASES
 
 _STOPWORDS = frozenset(
@@ -107,7 +108,8 @@ class DixitAgent(Agent):
         phase = PHASES[int(observation["phase"])]
         if phase == "story":
             slot, clue = self.tell(observation)
-            return {"card": int(slot), "clue": clue}
+            clue_space = getattr(self.action_space, "spaces", {}).get("clue")
+            return {"card": int(slot), "clue": clue[: clue_space.max_length] if clue_space is not None else clue}
         mask = np.asarray(observation["card_mask"], dtype=bool)
         if phase == "distract":
             count = int((np.asarray(observation["hand_ids"]) >= 0).sum())

@@ -25,7 +25,7 @@ import numpy as np
 
 from cluegym.agents.embedding.common import WordVectors
 from cluegym.envs.core.text import tokens
-from cluegym.envs.taboo.matching import _wordnet, lemmas, says_word, snowball_stem, wordnet_available
+from cluegym.envs.core.matching import _wordnet, lemmas, says_word, snowball_stem, wordnet_available
 
 STOPWORDS: frozenset[str] = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -178,7 +178,7 @@ def _usable(source: Iterable[str], vectors: WordVectors, size: int, filter_lemma
 
 @functools.lru_cache(maxsize=262144)
 def says(text: str, word: str, strict: bool = False) -> bool:
-    """Cached :func:`~cluegym.envs.taboo.matching.says_word` for short vocabulary texts."""
+    """Cached :func:`~cluegym.envs.core.matching.says_word` for short vocabulary texts."""
     return says_word(text, word, strict=strict)
 
 

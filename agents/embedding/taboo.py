@@ -28,7 +28,7 @@ import numpy as np
 from cluegym.agents.embedding.common import EmbeddingAgent
 from cluegym.agents.embedding.speech import SaidFilter, SpeechEncoder, Vocabulary, says
 from cluegym.envs.core.data import word_list_option
-from cluegym.envs.taboo.matching import says_word
+from cluegym.envs.core.matching import says_word
 from cluegym.envs.taboo.rules import SILENCE
 
 #: Sentence frames for the attacker; ``{words}`` is "a, b and c". None names a likely target.

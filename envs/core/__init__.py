@@ -16,7 +16,7 @@ _EXPORTS = {
     "int_box": "spaces", "mask_space": "spaces", "pad_texts": "spaces", "text_space": "spaces",
     "text_tuple": "spaces",
     "read_word_list": "data", "shipped_word_list": "data", "word_list_option": "data",
-    "CHARSET": "text", "first_mention": "text", "mentions_word": "text", "stem": "text",
+    "CHARSET": "text", "first_mention": "matching", "mentions_word": "matching", "says_word": "matching",
     "to_charset": "text", "tokens": "text",
 }
 __all__ = sorted(_EXPORTS)

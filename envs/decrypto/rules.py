@@ -22,7 +22,8 @@ from typing import Sequence
 
 import numpy as np
 
-from cluegym.envs.core.text import first_mention, to_charset
+from cluegym.envs.core.matching import first_mention
+from cluegym.envs.core.text import to_charset
 
 SEATS: tuple[str, str, str] = ("alice", "bob", "eve")
 #: Shown in place of a hint that was rejected too often (the fallback): it carries no meaning.

@@ -8,7 +8,7 @@ alternate, ``max_turns`` (5) utterances each. The attacker steers the talk towar
 without saying it; the defender tries to work it out without saying it, and may guess once.
 
 Judging (derivatives = plural, -ing, -ed, same Snowball stem, WordNet lemma; see
-:mod:`cluegym.envs.taboo.matching`):
+:mod:`cluegym.envs.core.matching`):
     - the attacker says the target or a derivative: a rule break, the defender wins;
     - the defender's utterance says it: the attacker wins (judged before its guess);
     - the defender guesses: right (up to inflection, ``"apples"`` for ``apple``) -> the

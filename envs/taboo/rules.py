@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cluegym.envs.core.text import to_charset
-from cluegym.envs.taboo.matching import is_same_word_guess, says_word
+from cluegym.envs.core.matching import is_same_word_guess, says_word
 
 SEATS: tuple[str, str] = ("attacker", "defender")
 #: Said in place of an utterance that was rejected too often (the fallback).

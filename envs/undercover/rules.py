@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cluegym.envs.core.text import to_charset
-from cluegym.envs.taboo.matching import is_same_word_guess, says_word
+from cluegym.envs.core.matching import is_same_word_guess, says_word
 
 CIVILIAN, UNDERCOVER = "civilian", "undercover"
 ROLES: tuple[str, str] = (CIVILIAN, UNDERCOVER)
@@ -224,7 +224,7 @@ class UndercoverRules:
 
         A description is a non-empty string of at most ``max_description_chars`` characters
         and ``max_description_words`` words that does not say the player's own word or a
-        derivative of it (plural, -ing, -ed, same stem; see :mod:`cluegym.envs.taboo.matching`).
+        derivative of it (plural, -ing, -ed, same stem; see :mod:`cluegym.envs.core.matching`).
         """
         cfg = self.config
         if not isinstance(text, str):

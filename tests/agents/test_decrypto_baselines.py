@@ -8,7 +8,7 @@ import pytest
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.benchmarks.match import run_match
-from cluegym.envs.core.text import mentions_word
+from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.decrypto.env import CODES
 
 

@@ -10,7 +10,7 @@ import cluegym
 from cluegym.agents import AgentSpecError, make_agent
 from cluegym.agents.embedding.dixit import CaptionAgent, VisionAgent, content_words
 from cluegym.benchmarks.match import run_match
-from cluegym.envs.core.text import mentions_word
+from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.dixit.env import DixitEnv, raw_env
 
 pytestmark = pytest.mark.slow

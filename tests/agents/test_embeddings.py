@@ -65,7 +65,7 @@ def test_hint_vocabulary_known_to_both(glove, word2vec):
 
 
 def test_keywords_avoid_plurals_and_shared_stems(keywords):
-    from cluegym.envs.core.text import stem
+    from cluegym.envs.core.matching import snowball_stem as stem
 
     stems = [stem(w) for w in keywords]
     assert len(set(stems)) == len(stems)

@@ -10,7 +10,7 @@ import pytest
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.benchmarks.match import run_match
-from cluegym.envs.taboo.matching import says_word
+from cluegym.envs.core.matching import says_word
 
 TARGETS = ["piano", "apple", "river", "doctor", "winter", "camera", "garden", "soldier", "coffee", "horse"]
 

@@ -11,7 +11,7 @@ import pytest
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.benchmarks.match import run_match
-from cluegym.envs.taboo.matching import says_word
+from cluegym.envs.core.matching import says_word
 
 
 @pytest.fixture(scope="module")

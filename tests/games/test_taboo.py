@@ -14,7 +14,7 @@ from pettingzoo.test import api_test, seed_test
 from cluegym.envs.core.record import replay, transcript
 from cluegym.envs.taboo import env as taboo_env
 from cluegym.envs.taboo.env import TabooEnv, raw_env
-from cluegym.envs.taboo.matching import is_same_word_guess, lemmas, same_word, says_word, wordnet_available
+from cluegym.envs.core.matching import is_same_word_guess, lemmas, same_word, says_word, wordnet_available
 from cluegym.envs.taboo.rules import SILENCE, TabooConfig, metrics
 
 GOLDEN = Path(__file__).parent / "golden" / "taboo_seed4.txt"

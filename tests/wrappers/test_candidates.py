@@ -7,7 +7,7 @@ import pytest
 from pettingzoo.test import api_test
 
 from cluegym.envs import decrypto_v0
-from cluegym.envs.core.text import mentions_word
+from cluegym.envs.core.matching import mentions_word
 from cluegym.wrappers.candidates import CandidateActions, candidate_mask, candidate_text
 from cluegym.wrappers.decrypto import HintCandidates
 

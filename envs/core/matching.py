@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Iterable
 
 from cluegym.envs.core.text import tokens
 
@@ -218,3 +219,17 @@ def is_same_word_guess(guess: str, word: str) -> bool:
         joined = "".join(got)
         return bool(want) and joined == "".join(want)
     return all(same_word(a, b) for a, b in zip(got, want))
+
+
+def mentions_word(text: str, word: str, *, substring: bool = True) -> bool:
+    """Whether ``text`` says ``word``; ``substring=True`` is the strict check (a token that
+    contains the word counts, Decrypto's "is or contains a keyword" rule). See :func:`says_word`."""
+    return says_word(text, word, strict=substring)
+
+
+def first_mention(text: str, words: Iterable[str], *, substring: bool = True) -> str | None:
+    """The first of ``words`` that ``text`` mentions (see :func:`mentions_word`), else None."""
+    for word in words:
+        if says_word(text, word, strict=substring):
+            return word
+    return None
