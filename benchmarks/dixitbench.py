@@ -13,8 +13,10 @@ captions (with the caption itself as the clue they match it exactly).
 Evaluate any listener agent with the paper's two strategies (appendix C prompts):
 **direct selection** (the agent sees the 6 candidates and picks one, as a Dixit vote) and
 **entailment scoring** (the agent rates each candidate alone 0-100: its ``rate(observation,
-info)`` method when it has one, else the number in the ``clue`` of its action, as an LLM
-answers; the best rating wins, ties broken at random with a seeded generator). Accuracy is
+info)`` method, plain or async, when it has one, else the first number in the ``clue`` of its
+action; the best rating wins, ties broken at random with a seeded generator). An agent whose
+vote already scores candidates one by one (``llm-cot:listener=entailment``) measures
+entailment scoring under ``--strategy direct``. Accuracy is
 reported per subset (Easy, Hard) and in total, in percent (Tables 2 and 4).
 
 Observations are those of a Dixit vote: ``prompt`` (the strategy's prompt), ``phase`` (2),
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import re
 import time
@@ -237,8 +240,11 @@ async def _evaluate_async(bench, agent, deck, strategies, image_size, reveal_cap
                 obs = item_observation(item, deck, strategy="entailment", candidate=k, image_size=image_size,
                                        reveal_captions=reveal_captions)
                 info = {"action_mask": {"card": obs["card_mask"], "clue": None}}
-                rating = agent.rate(obs, info) if callable(getattr(agent, "rate", None)) else _rating_of(
-                    await agent.act_async(obs, info))
+                if callable(getattr(agent, "rate", None)):
+                    rating = agent.rate(obs, info)
+                    rating = await rating if inspect.isawaitable(rating) else rating
+                else:
+                    rating = _rating_of(await agent.act_async(obs, info))
                 ratings.append(rating)
             scored = np.array([-1.0 if r is None else float(r) for r in ratings])
             best = np.flatnonzero(scored >= scored.max())

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.policies import ActorCriticPolicy
 from torch import nn
 
@@ -84,17 +85,8 @@ class ScorerPolicy(_ScorerMixin, ActorCriticPolicy):
     """PPO/A2C policy whose action logits come from a shared per-choice scorer."""
 
 
-def _maskable_class() -> type:
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    class MaskableScorerPolicy(_ScorerMixin, MaskableActorCriticPolicy):
-        """MaskablePPO policy whose action logits come from a shared per-choice scorer."""
-
-    MaskableScorerPolicy.__module__ = __name__
-    return MaskableScorerPolicy
-
-
-MaskableScorerPolicy = _maskable_class()
+class MaskableScorerPolicy(_ScorerMixin, MaskableActorCriticPolicy):
+    """MaskablePPO policy whose action logits come from a shared per-choice scorer."""
 
 
 def scorer_policy(algo: str, per_choice: int, hidden: int = 64, value_net: tuple[int, ...] = (64, 64)) -> tuple[type, dict[str, Any]]:

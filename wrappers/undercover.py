@@ -31,7 +31,7 @@ import numpy as np
 from cluegym.wrappers.featurizers import Featurizer, WordEncoder
 from cluegym.wrappers.selfplay import SeatTask
 
-__all__ = ["VoterFeatures", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
+__all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
 
 _PER_PLAYER = 11
 _CONTEXT = 4
@@ -99,6 +99,59 @@ class VoterFeatures(Featurizer):
         context = np.array([float(observation["round"]) / self.max_rounds, alive.mean(),
                             table[me], _standardize(table, alive)[me]])
         return np.concatenate([per.ravel(), context])
+
+
+class DescriptionCandidates:
+    """Candidate descriptions for a speaker: the ``n`` words closest to its own word.
+
+    Words come from the shipped game vocabularies (:func:`cluegym.agents.embeddings.game_vocabulary`)
+    or a given list; a word that says the speaker's own word (any inflection, the env's rule)
+    or was already said in the game is skipped. Candidate ``i`` is the ``i``-th closest, so the
+    index trades revealing for blending in. Deterministic given the observation.
+
+    Use with :class:`~cluegym.wrappers.candidates.CandidateActions` and ``key="description"``.
+
+    Args:
+        n: number of candidates.
+        embedding: word embedding ranking the words.
+        vocabulary: words to describe with (None: the shipped game vocabularies).
+    """
+
+    def __init__(self, n: int = 8, *, embedding: str = "glove", vocabulary: Sequence[str] | None = None) -> None:
+        if n < 1:
+            raise ValueError(f"n must be >= 1, got {n}")
+        self.n = int(n)
+        self.words = WordEncoder(embedding)
+        self._vocabulary = list(vocabulary) if vocabulary is not None else None
+        self._matrix: np.ndarray | None = None
+
+    def _vocab(self) -> tuple[list[str], np.ndarray]:
+        if self._matrix is None:
+            if self._vocabulary is None:
+                from cluegym.agents.embeddings import game_vocabulary
+
+                self._vocabulary = list(game_vocabulary())
+            self._vocabulary = [w for w in self._vocabulary if self.words.vector(w).any()]
+            self._matrix = self.words.matrix(self._vocabulary)
+        return self._vocabulary, self._matrix
+
+    def __call__(self, observation: dict[str, Any], info: dict[str, Any]) -> list[str]:
+        from cluegym.envs.core.matching import mentions_word
+        from cluegym.envs.core.text import tokens
+
+        word = str(observation["word"])
+        vocab, matrix = self._vocab()
+        said = {t for row in observation["descriptions"] for text in row if text for t in tokens(text)}
+        order = np.argsort(-(matrix @ self.words.vector(word)), kind="stable")
+        out: list[str] = []
+        for j in order:
+            candidate = vocab[int(j)]
+            if candidate in said or mentions_word(candidate, word) or mentions_word(word, candidate):
+                continue
+            out.append(candidate)
+            if len(out) == self.n:
+                break
+        return out
 
 
 def _is_vote(observation: dict[str, Any], info: dict[str, Any]) -> bool:

@@ -8,7 +8,8 @@ can play each other:
   ``rank`` by word-embedding similarity to the card's caption (words of the caption itself
   excluded) is its clue; it plays the card whose clue fits it best relative to its other
   cards. ``rank`` is the Dixit balance knob: 1 is the most telling word, larger ranks are
-  vaguer, 0 gives the caption itself. Listener: the candidate whose caption is most similar to
+  vaguer, 0 gives the caption itself. A storyteller does not retell a card it has told while
+  it holds untold ones. Listener: the candidate whose caption is most similar to
   the clue (MiniLM); distractor: the hand card whose caption is most similar to the clue.
 - :class:`VisionAgent` (``vision``) never reads captions: each picture becomes the
   probability-weighted MiniLM embedding of its ``top_k`` ImageNet labels from the packaged
@@ -139,12 +140,26 @@ class DixitAgent(Agent):
         best = np.flatnonzero(values >= values.max() - 1e-9)
         return int(idx[best[int(self.rng.integers(len(best)))]])
 
-    def _best_margin(self, clue_vectors: np.ndarray, card_vectors: np.ndarray) -> int:
-        """The card whose clue fits it best relative to the other hand cards."""
+    @staticmethod
+    def untold(observation: dict[str, Any], count: int) -> np.ndarray:
+        """Hand slots whose card this seat has not told yet as storyteller (all when every card
+        was told): with DixitWorld's fixed hands, retelling a card the listeners have seen
+        revealed with its clue would give it away, and deterministic play would repeat rounds."""
+        hand = np.asarray(observation["hand_ids"])[:count]
+        seat = int(observation.get("seat", -1))
+        storytellers = np.asarray(observation.get("history_storytellers", np.zeros(0)))
+        played = np.asarray(observation.get("history_played", np.zeros((0, 0))))
+        told = {int(played[r, seat]) for r in np.flatnonzero(storytellers == seat)} if seat >= 0 else set()
+        fresh = np.array([int(card) not in told for card in hand], dtype=bool)
+        return fresh if fresh.any() else np.ones(count, dtype=bool)
+
+    def _best_margin(self, clue_vectors: np.ndarray, card_vectors: np.ndarray, allowed: np.ndarray) -> int:
+        """The allowed card whose clue fits it best relative to the other hand cards."""
         sims = clue_vectors @ card_vectors.T  # (cards, cards): clue of card i vs card j
         own = np.diag(sims).copy()
         np.fill_diagonal(sims, -np.inf)
         margins = own - (sims.max(axis=1) if len(own) > 1 else 0.0)
+        margins[~allowed] = -np.inf
         best = np.flatnonzero(margins >= margins.max() - 1e-9)
         return int(best[int(self.rng.integers(len(best)))])
 
@@ -270,7 +285,7 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         count = int((np.asarray(observation["hand_ids"]) >= 0).sum())
         captions = self._captions(observation, "hand", count)
         clues = [self.clue_for(c) for c in captions]
-        slot = self._best_margin(encode(clues), encode(captions))
+        slot = self._best_margin(encode(clues), encode(captions), self.untold(observation, count))
         return slot, clues[slot]
 
 
@@ -326,7 +341,8 @@ class VisionAgent(DixitAgent):
         count = int((np.asarray(observation["hand_ids"]) >= 0).sum())
         probs = self.probabilities(observation, "hand", count)
         label_ids = np.argsort(-probs, axis=1)[:, self.rank - 1]
-        slot = self._best_margin(_label_vectors()[label_ids], self.card_vectors(observation, "hand", count))
+        slot = self._best_margin(_label_vectors()[label_ids], self.card_vectors(observation, "hand", count),
+                                 self.untold(observation, count))
         return slot, imagenet_labels()[int(label_ids[slot])]
 
 

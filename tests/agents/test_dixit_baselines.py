@@ -146,3 +146,15 @@ def test_default_agents_play_the_default_game_out_of_the_box():
     assert module.DEFAULT_AGENTS == {"*": "vision"}
     summary = run_match("dixit", {}, games=1, seed=0, env_kwargs={"num_rounds": 4}, progress=False)
     assert set(summary["seats"].values()) == {"vision"} and summary["metrics"]["rounds"] == 4
+
+
+def test_storytellers_do_not_retell_a_card_while_they_hold_untold_ones():
+    env = raw_env(reveal_captions=True, num_rounds=16, hand_swap=False)  # 4 stories per seat
+    env.reset(seed=2, options={"hands": HANDS})
+    players = {seat: agent("caption", env, seat) for seat in env.possible_agents}
+    while not env.game_over:
+        seat = env.agent_selection
+        env.step(players[seat].act(env.observe(seat), env.infos[seat]))
+    for p in range(4):
+        told = [r.target for r in env.state.history if r.storyteller == p]
+        assert sorted(told) == sorted(HANDS[p]), told  # each of its 4 cards once

@@ -17,6 +17,7 @@ from cluegym.agents.llm.fake_server import FakeChatServer
 from cluegym.agents.llm.parsing import ParseError
 from cluegym.agents.llm.prompts import dixit as dixit_prompts
 from cluegym.benchmarks.match import run_match
+from cluegym.envs.dixit.env import IMAGE_SIZE
 
 ENV = {"num_rounds": 4}
 
@@ -79,7 +80,8 @@ def test_generalist_sends_every_card_image(server):
     first = sent[0]
     assert texts(first).startswith("You are playing Dixit") and len(images(first)) == 4  # the storyteller's hand
     png = Image.open(io.BytesIO(base64.b64decode(images(first)[0].split(",", 1)[1])))
-    assert png.size == (64, 96)  # the observation's thumbnails (use image_size for full cards)
+    height, width = IMAGE_SIZE
+    assert png.size == (width, height)  # the observation's thumbnails (use image_size for full cards)
     votes = [r for r in sent if "candidate number" in texts(r)]
     assert votes and all(len(images(r)) == 4 for r in votes)  # storyteller's card + 3 distractors
     record = summary["first_game"]

@@ -133,6 +133,32 @@ def test_deck_too_small_for_the_hands(tmp_path: Path):
         raw_env(deck=str(tmp_path))
 
 
+# ----------------------------------------------------------------------- pure rules
+
+def test_rules_deal_order_and_hand_passing_without_the_env():
+    rules = DixitRules(DixitConfig(num_players=5, hand_size=3, num_rounds=4))
+    state = rules.new_game(np.random.default_rng(0), deck_size=30)
+    dealt = [c for hand in state.hands for c in hand]
+    assert len(set(dealt)) == 15 and len(state.draw_pile) == 15 and not set(dealt) & set(state.draw_pile)
+    assert rules.to_move(state) == 0 and rules.listeners(state) == [1, 2, 3, 4]
+    rules.tell(state, 1, "storm")
+    rng = np.random.default_rng(1)
+    for p in (1, 2, 3, 4):
+        assert rules.to_move(state) == p
+        rules.distract(state, p, 0, rng)
+    assert state.phase == "vote" and len(state.candidates) == 5
+    for p in (1, 2, 3, 4):
+        legal = np.flatnonzero(rules.card_mask(state, p))
+        assert state.own_candidate(p) not in legal
+        record = rules.vote(state, p, int(legal[0]))
+    assert record is not None and state.round == 1 and rules.to_move(state) == 1
+    before = [list(h) for h in state.hands]
+    rules.pass_hands(state)  # 5 players: every hand moves 2 seats on
+    assert state.hands == [before[(p - 2) % 5] for p in range(5)]
+    with pytest.raises(RuntimeError):
+        rules.vote(state, 1, 0)
+
+
 # ----------------------------------------------------------------------- a scripted round
 
 def test_scripted_round_flow_views_and_rewards():

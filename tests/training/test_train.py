@@ -93,3 +93,21 @@ def test_cli_train_writes_a_playable_policy(tmp_path, capsys):
         cli_main(["train", "decrypto", "--seat", "mallory"])
     with pytest.raises(SystemExit, match="unknown algorithm"):
         cli_main(["train", "decrypto", "--seat", "eve", "--algo", "sac", "--out", str(tmp_path / "x")])
+
+
+@pytest.mark.slow
+def test_selfplay_snapshots_join_the_pool_and_play_other_seats(tmp_path):
+    """Undercover players share a role: snapshots of the learner fill the other seats."""
+    config = TrainConfig("undercover", "player_0", steps=96, n_envs=1, opponents={f"player_{i}": ["glove:infer=false"] for i in range(1, 5)},
+                         selfplay=True, snapshot_every=32, max_snapshots=2, eval_every=10_000, eval_games=2,
+                         out=str(tmp_path), progress=False, algo_kwargs={"n_steps": 32})
+    summary = train(config)
+    snapshots = sorted((tmp_path / "snapshots").glob("*.zip"))
+    assert len(snapshots) >= 2
+    env = cluegym.make("undercover")
+    snap = make_agent(f"ppo:path={snapshots[-1]}", game="undercover", seat="player_3",
+                      action_space=env.action_space("player_3"))
+    assert snap.task.seat == "player_3" and snap.task.role == "player"
+    result = run_match("undercover", {"player_3": f"ppo:path={summary['policy']}", "*": "glove:infer=false"},
+                       games=2, seed=1, progress=False)
+    assert result["games"] == 2

@@ -85,3 +85,26 @@ def test_dict_entry_replacement_and_helpers():
         CandidateActions(decrypto_v0.env(), {"alice": lambda o, i: []}, n=3, key="description")
     with pytest.raises(ValueError, match="no seat"):
         CandidateActions(decrypto_v0.env(), {"mallory": lambda o, i: []}, n=3)
+
+
+def test_undercover_description_candidates_fill_the_text_entry():
+    from cluegym.envs import undercover_v0
+    from cluegym.envs.core.matching import mentions_word
+    from cluegym.wrappers.undercover import DescriptionCandidates
+
+    generator = DescriptionCandidates(n=5)
+    env = CandidateActions(undercover_v0.env(), {f"player_{i}": generator for i in range(5)}, n=5, key="description")
+    env.reset(seed=0)
+    spoken = []
+    for _ in range(5):  # the first speaking round
+        seat = env.agent_selection
+        obs, *_ = env.last()
+        assert env.action_space(seat)["description"].n == 5 and obs["candidate_mask"].sum() == 5
+        cands = env.candidates(seat)
+        assert not any(mentions_word(c, obs["word"]) for c in cands)
+        assert not set(cands) & set(spoken)
+        env.step({"description": 0})
+        assert "error" not in env.infos[seat]
+        spoken.append(cands[0])
+    record = env.unwrapped.game_record()
+    assert [s["action"]["description"] for s in record["steps"][:5]] == spoken

@@ -71,7 +71,10 @@ def test_bob_code_scores_rank_the_baseline_guess_first():
         per_code = features(obs, {})[: 24 * features.per_choice].reshape(24, features.per_choice)
         assert int(np.argmax(per_code[:, 0])) == bob.act(obs, {})
     # e.g. saddle->horse(2), fruit->apple(4), tower->castle(3)
-    assert CODES[int(np.argmax(features(_decode_observation("bob", ["saddle", "fruit", "tower"]), {})[:24 * 7:7]))] == (2, 4, 3)
+    k = features.per_choice
+    vec = features(_decode_observation("bob", ["saddle", "fruit", "tower"]), {})
+    assert CODES[int(np.argmax(vec[: 24 * k : k]))] == (2, 4, 3)
+    assert DecryptoFeatures("bob", history=True).per_choice == 7 and k == 3
 
 
 def test_eve_without_history_sees_no_evidence():
@@ -98,3 +101,28 @@ def test_task_metric_and_sizes_follow_the_game():
     assert seat_task("bob").score({"miscommunication_rate": 0.1}) == pytest.approx(0.9)
     with pytest.raises(ValueError, match="no seat"):
         DecryptoFeatures("mallory")
+
+
+@pytest.mark.slow
+def test_image_and_sentence_encoders_are_cached_unit_vectors():
+    import torch
+    from importlib import resources
+
+    from PIL import Image
+
+    from cluegym.wrappers.featurizers import ImageEncoder, SentenceEncoder
+
+    torch.set_num_threads(1)
+    deck = resources.files("cluegym.envs.dixit") / "data" / "deck"
+    cards = [np.asarray(Image.open(deck / f"card_00{i}.jpg").convert("RGB").resize((96, 64))) for i in range(3)]
+    images = ImageEncoder()
+    feats = images.matrix(cards + [cards[0].copy()])
+    assert feats.shape == (4, 1280)
+    assert np.allclose(np.linalg.norm(feats, axis=1), 1.0, atol=1e-5)
+    assert feats[0] @ feats[3] == pytest.approx(1.0, abs=1e-5) and images.cache.hits >= 1
+    assert feats[0] @ feats[1] < 0.999
+
+    sentences = SentenceEncoder()
+    sims = sentences.similarity(["a cat sleeps on a sofa"], ["a kitten naps on a couch", "stock markets fell sharply"])
+    assert sims[0, 0] > sims[0, 1] + 0.2
+    assert sentences.cache.get("a cat sleeps on a sofa") is not None

@@ -149,12 +149,14 @@ def test_bad_arguments_fail_clearly():
         env.step("3-1-4")
 
 
-def test_vectorised_envs_step_in_lockstep():
-    vec = make_vec_env(2, seed=0, game="decrypto", seat="eve", opponents=OPPONENTS["eve"])
+@pytest.mark.parametrize("vec_kind", ["dummy", "subproc"])
+def test_vectorised_envs_step_in_lockstep(vec_kind):
+    vec = make_vec_env(2, vec=vec_kind, seed=0, game="decrypto", seat="eve", opponents=OPPONENTS["eve"])
     obs = vec.reset()
     assert obs.shape == (2, vec.observation_space.shape[0])
     masks = np.stack(vec.env_method("action_masks"))
     actions = [int(np.flatnonzero(m)[0]) for m in masks]
     obs, rewards, dones, infos = vec.step(np.array(actions))
     assert obs.shape[0] == 2 and len(infos) == 2
+    assert vec.env_method("add_snapshot", "snap.zip") == [[], []]  # decrypto: no same-role seat
     vec.close()

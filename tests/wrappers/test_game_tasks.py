@@ -1,0 +1,89 @@
+"""Learner tasks beyond Decrypto: Undercover voter, Dixit listener (check_env, masks, metrics)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from gymnasium.utils.env_checker import check_env
+
+from cluegym.wrappers.selfplay import SelfPlayEnv
+from cluegym.wrappers.undercover import seat_win_rate, vote_accuracy
+
+torch.set_num_threads(1)  # MiniLM on shared cores: one thread is ~30x faster than two
+
+
+def _random_legal_play(env, steps, seed):
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    finished = []
+    for _ in range(steps):
+        mask = env.action_masks()
+        obs, reward, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert "rejected" not in info, info
+        if terminated:
+            finished.append(info)
+            env.reset()
+    return finished
+
+
+def test_undercover_voter_env_checks_and_masks():
+    env = SelfPlayEnv("undercover", "player_2", shaping=True,
+                      task_options={"speaker": "glove:infer=false"})
+    check_env(env, skip_render_check=True)
+    obs, info = env.reset(seed=0)
+    mask = env.action_masks()
+    assert not mask[2] and mask.sum() == 4  # never oneself
+    finished = _random_legal_play(env, 40, seed=1)
+    assert finished and all(f["game_return"] in (-1.0, 1.0) for f in finished)
+    results = [f["game_result"] for f in finished]
+    assert 0.0 <= vote_accuracy(results, "player_2") <= 1.0
+    assert 0.0 <= seat_win_rate(results, "player_2") <= 1.0
+
+
+def test_vote_accuracy_counts_votes_for_the_other_team():
+    result = {"roles": {"player_0": "civilian", "player_1": "undercover", "player_2": "civilian"},
+              "winner": "civilians",
+              "history": [{"votes": {"player_0": "player_1"}}, {"votes": {"player_0": "player_2"}},
+                          {"votes": {"player_0": None}}]}
+    assert vote_accuracy([result], "player_0") == 0.5
+    assert seat_win_rate([result], "player_0") == 1.0 and seat_win_rate([result], "player_1") == 0.0
+
+
+@pytest.mark.slow
+def test_dixit_listener_env_checks_and_masks():
+    env = SelfPlayEnv("dixit", "player_0", env_kwargs={"reveal_captions": True, "num_rounds": 4},
+                      opponents={f"player_{i}": "caption" for i in range(1, 4)},
+                      shaping=True)
+    check_env(env, skip_render_check=True)
+    env.reset(seed=0)
+    obs = env._pending[0]
+    assert obs["phase"] == 2
+    mask = env.action_masks()
+    assert not mask[int(obs["own_candidate"])] and mask.sum() == 3
+    finished = _random_legal_play(env, 12, seed=2)
+    assert finished
+
+
+def test_dixit_features_need_captions():
+    with pytest.raises(ValueError, match="reveal_captions"):
+        env = SelfPlayEnv("dixit", "player_0", env_kwargs={"num_rounds": 2},
+                          opponents={f"player_{i}": "random" for i in range(1, 4)}, task_options={"player": "random"})
+        env.reset(seed=0)
+
+
+def test_taboo_defender_guess_task_combines_with_the_speaker():
+    env = SelfPlayEnv("taboo", "defender", opponents={"attacker": "glove"})
+    check_env(env, skip_render_check=True)
+    env.reset(seed=0)
+    obs, info, candidates = env._pending
+    assert candidates[0] == "" and len(candidates) == 8 and env.action_masks().all()
+    env.step(0)  # no guess: the game goes on, the delegate's utterance was said
+    said = env.raw.game_record()["steps"][1]["action"]
+    assert said["guess"] == "" and said["utterance"]
+    _, _, candidates = env._pending
+    _, reward, terminated, _, info = env.step(1)  # guess the best candidate: the game ends
+    assert terminated and info["game_result"]["guess"] == candidates[1]
+    assert reward == (1.0 if candidates[1] == info["game_result"]["target"] else -1.0)
+    with pytest.raises(ValueError, match="defender"):
+        SelfPlayEnv("taboo", "attacker")

@@ -1,0 +1,182 @@
+"""Adversarial Taboo for learners: the defender's guess as a choice among candidate words.
+
+The learner task is the **defender's guess**: choice 0 is "no guess yet", choices 1..n-1 are
+the vocabulary words closest to what the attacker has said (:class:`GuessCandidates`; later
+utterances weigh more, words already said are skipped). The defender's utterance comes from a
+delegate (the GloVe defender by default) and the two are combined into one action
+(``{"utterance": ..., "guess": ...}``). Guess right: +1; wrong: -1; no guess by the turn
+limit: a draw, 0. So the policy learns *when* the evidence is strong enough to guess, and
+which word.
+
+Features per choice (:class:`GuessFeatures`, laid out per choice for the shared-weight
+scorer): whether it is the no-guess choice, the candidate's similarity to the attacker's
+talk, raw and standardized over the candidates, its rank, and whether it is present.
+Context: the defender's turn, whether it is the last, and the margin of the best candidate
+over the runner-up.
+
+The shaping potential of Taboo is 0: its only score is the outcome.
+
+Example:
+    >>> env = SelfPlayEnv("taboo", "defender", opponents={"attacker": "glove"})
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+
+from cluegym.wrappers.featurizers import Featurizer, WordEncoder
+from cluegym.wrappers.selfplay import SeatTask
+
+__all__ = ["GuessCandidates", "GuessFeatures", "potential", "seat_task"]
+
+_PER_CHOICE = 5
+_CONTEXT = 3
+
+
+def _attacker_talk(observation: dict[str, Any]) -> list[str]:
+    """The attacker's utterances so far (the dialogue alternates, attacker first)."""
+    return [u for u in list(observation["dialogue"])[0::2] if u]
+
+
+class GuessCandidates:
+    """The no-guess choice ``""`` and the ``n - 1`` words closest to the attacker's talk.
+
+    Utterance ``t`` of ``T`` weighs ``t + 1`` (later, more specific hints count more). Words
+    already said by either player are skipped. Deterministic given the observation.
+
+    Args:
+        n: number of choices (no-guess included).
+        embedding: word embedding ranking the words.
+        vocabulary: candidate words (None: the shipped game vocabularies, which include the
+            Taboo target list).
+    """
+
+    def __init__(self, n: int = 8, *, embedding: str = "glove", vocabulary: Sequence[str] | None = None) -> None:
+        if n < 2:
+            raise ValueError(f"n must be >= 2 (no-guess and at least one word), got {n}")
+        self.n = int(n)
+        self.words = WordEncoder(embedding)
+        self._vocabulary = list(vocabulary) if vocabulary is not None else None
+        self._matrix: np.ndarray | None = None
+        self._speech_encoder: Any = None
+
+    def _speech(self) -> Any:
+        """Utterance vectors as the baselines compute them: the mean of the content words."""
+        if self._speech_encoder is None:
+            from cluegym.agents.embedding.speech import SpeechEncoder
+
+            self._speech_encoder = SpeechEncoder(self.words.embedding, self.words.vectors, sentences=False)
+        return self._speech_encoder
+
+    def _vocab(self) -> tuple[list[str], np.ndarray]:
+        if self._matrix is None:
+            if self._vocabulary is None:
+                from cluegym.agents.embeddings import game_vocabulary
+
+                self._vocabulary = list(game_vocabulary())
+            self._vocabulary = [w for w in self._vocabulary if self.words.vector(w).any()]
+            self._matrix = self.words.matrix(self._vocabulary)
+        return self._vocabulary, self._matrix
+
+    def scored(self, observation: dict[str, Any]) -> list[tuple[str, float]]:
+        """The ``n - 1`` best words and their similarity to the attacker's talk."""
+        from cluegym.envs.core.text import tokens
+
+        talk = _attacker_talk(observation)
+        if not talk:
+            return []
+        vectors = self._speech().texts(talk)
+        weights = np.arange(1, len(talk) + 1, dtype=np.float32)[:, None]
+        centre = (vectors * weights).sum(axis=0)
+        norm = float(np.linalg.norm(centre))
+        if norm == 0:
+            return []
+        vocab, matrix = self._vocab()
+        sims = matrix @ (centre / norm)
+        said = {t for u in observation["dialogue"] if u for t in tokens(u)}
+        out = []
+        for j in np.argsort(-sims, kind="stable"):
+            word = vocab[int(j)]
+            if word in said:
+                continue
+            out.append((word, float(sims[j])))
+            if len(out) == self.n - 1:
+                break
+        return out
+
+    def __call__(self, observation: dict[str, Any], info: dict[str, Any]) -> list[str]:
+        return [""] + [w for w, _ in self.scored(observation)]
+
+
+class GuessFeatures(Featurizer):
+    """Per-choice evidence for the defender's guess (see the module docstring).
+
+    Args:
+        candidates: the task's :class:`GuessCandidates` (its scores are reused).
+        max_turns: the game's turns per player.
+    """
+
+    def __init__(self, candidates: GuessCandidates, max_turns: int = 5) -> None:
+        self.candidates = candidates
+        self.n, self.max_turns = candidates.n, max(1, int(max_turns))
+        self.per_choice = _PER_CHOICE
+        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, shape=(self.n * _PER_CHOICE + _CONTEXT,),
+                                                      dtype=np.float32)
+
+    def features(self, observation: dict[str, Any], info: dict[str, Any],
+                 candidates: Sequence[Any] | None = None) -> np.ndarray:
+        scored = dict(self.candidates.scored(observation))
+        words = [c for c in (candidates or [])[1:] if c]
+        sims = np.array([scored.get(w, 0.0) for w in words], dtype=np.float32)
+        per = np.zeros((self.n, _PER_CHOICE), dtype=np.float32)
+        per[0, 0] = 1.0  # no guess
+        per[0, 4] = 1.0
+        if len(sims):
+            spread = float(sims.std())
+            z = (sims - sims.mean()) / (3.0 * spread) if spread > 1e-6 else np.zeros_like(sims)
+            k = len(sims)
+            per[1:k + 1, 1] = sims
+            per[1:k + 1, 2] = z
+            per[1:k + 1, 3] = np.arange(k) / max(1, self.n - 1)
+            per[1:k + 1, 4] = 1.0
+        turn = float(observation["turn"])
+        margin = float(sims[0] - sims[1]) if len(sims) > 1 else 0.0
+        context = np.array([turn / self.max_turns, float(turn >= self.max_turns - 1), 10.0 * margin])
+        return np.concatenate([per.ravel(), context])
+
+
+def _combine(guess: Any, delegate_action: Any) -> dict[str, str]:
+    utterance = delegate_action.get("utterance", "") if isinstance(delegate_action, dict) else str(delegate_action)
+    if guess and not utterance:
+        utterance = "Let me guess."
+    return {"utterance": utterance or "Tell me more.", "guess": str(guess or "")}
+
+
+def potential(raw_env: Any, seat: str) -> float:
+    """Taboo has no running score: its only signal is the outcome (potential 0)."""
+    return 0.0
+
+
+def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candidates: int = 8,
+              speaker: str = "glove") -> SeatTask:
+    """The defender's guess task (Taboo's only learner task).
+
+    Args:
+        seat: ``"defender"``.
+        env: the raw Taboo env, for its sizes (None: the default game).
+        embedding: word embedding of the candidates and features.
+        n_candidates: choices, no-guess included.
+        speaker: agent spec giving the defender's utterances (its own guesses are ignored).
+    """
+    if seat != "defender":
+        raise ValueError(f"taboo's learner task is the defender's guess; {seat!r} has none")
+    from cluegym.envs.taboo.rules import TabooConfig
+
+    cfg = env.game_config if env is not None else TabooConfig()
+    candidates = GuessCandidates(n_candidates, embedding=embedding)
+    return SeatTask("taboo", seat, GuessFeatures(candidates, cfg.max_turns), n_candidates, candidates=candidates,
+                    delegate=speaker, combine=_combine, role="defender",
+                    metric=("defender_win_rate", lambda m, r: m["defender_win_rate"]))
