@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cluegym.training.train import TrainConfig, train
+from cluegym.training.train import TrainConfig, report_table, train
 
 TABLE = "caption"
 
@@ -40,19 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         env_kwargs={"reveal_captions": True}, algo_kwargs={"n_steps": 64}, seed=args.seed, out=str(out),
     )
     summary = train(config)
-    untrained, trained = summary["untrained"], summary["final"]
-    votes = 18 * args.eval_games
-    lines = [f"| player_0 listener ({args.eval_games} eval games, {votes} votes) | listener accuracy | env steps | train min |",
-             "|---|---|---|---|",
-             f"| untrained policy | {untrained['listener_accuracy']:.3f} | 0 | 0 |",
-             f"| trained (MaskablePPO) | {trained['listener_accuracy']:.3f} | {summary['steps']} | {summary['train_minutes']:.1f} |",
-             f"| random listener (task-random; chance 1/3) | {summary['baselines']['task-random']:.3f} | - | - |",
-             f"| caption baseline | {summary['baselines'][TABLE]:.3f} | - | - |"]
-    table = "\n".join(lines)
-    (out / "table.md").write_text(table + "\n")
-    print()
-    print(table)
-    print(f"\ncurve: {out / 'curve.png'}")
+    report_table(summary, f"player_0 listener ({args.eval_games} eval games, {18 * args.eval_games} votes)",
+                 {"random listener (task-random; chance 1/3)": "task-random", "caption baseline": TABLE}, out)
     return 0
 
 

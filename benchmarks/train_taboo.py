@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cluegym.training.train import TrainConfig, train
+from cluegym.training.train import TrainConfig, report_table, train
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,17 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         baselines=["glove", "task-random"], algo_kwargs={"n_steps": 128}, seed=args.seed, out=str(out),
     )
     summary = train(config)
-    rows = [("untrained policy", summary["untrained"]), ("trained (MaskablePPO)", summary["final"])]
-    lines = [f"| defender ({args.eval_games} eval games) | defender win rate | env steps | train min |",
-             "|---|---|---|---|"]
-    lines += [f"| {name} | {row['defender_win_rate']:.3f} | {row['steps']} | {row['train_minutes']:.1f} |" for name, row in rows]
-    lines += [f"| GloVe defender | {summary['baselines']['glove']:.3f} | - | - |",
-              f"| random guesser (task-random) | {summary['baselines']['task-random']:.3f} | - | - |"]
-    table = "\n".join(lines)
-    (out / "table.md").write_text(table + "\n")
-    print()
-    print(table)
-    print(f"\ncurve: {out / 'curve.png'}")
+    report_table(summary, f"defender ({args.eval_games} eval games)",
+                 {"GloVe defender": "glove", "random guesser (task-random)": "task-random"}, out)
     return 0
 
 

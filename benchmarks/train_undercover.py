@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cluegym.training.train import TrainConfig, train
+from cluegym.training.train import TrainConfig, report_table, train
 
 TABLE = "glove:infer=false"
 
@@ -38,18 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         algo_kwargs={"n_steps": 128}, seed=args.seed, out=str(out),
     )
     summary = train(config)
-    untrained, trained = summary["untrained"], summary["final"]
-    lines = [f"| player_0 voter ({args.eval_games} eval games) | vote accuracy | env steps | train min |",
-             "|---|---|---|---|",
-             f"| untrained policy | {untrained['vote_accuracy']:.3f} | 0 | 0 |",
-             f"| trained (MaskablePPO) | {trained['vote_accuracy']:.3f} | {summary['steps']} | {summary['train_minutes']:.1f} |",
-             f"| random voter (task-random) | {summary['baselines']['task-random']:.3f} | - | - |",
-             f"| embedding baseline ({TABLE}) | {summary['baselines'][TABLE]:.3f} | - | - |"]
-    table = "\n".join(lines)
-    (out / "table.md").write_text(table + "\n")
-    print()
-    print(table)
-    print(f"\ncurve: {out / 'curve.png'}")
+    report_table(summary, f"player_0 voter ({args.eval_games} eval games)",
+                 {"random voter (task-random)": "task-random", f"embedding baseline ({TABLE})": TABLE}, out)
     return 0
 
 

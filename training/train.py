@@ -36,7 +36,8 @@ import numpy as np
 
 import cluegym
 
-__all__ = ["TrainConfig", "DEFAULT_ALGO_KWARGS", "train", "evaluate_policy", "evaluate_agent", "plot_curve"]
+__all__ = ["TrainConfig", "DEFAULT_ALGO_KWARGS", "train", "evaluate_policy", "evaluate_agent", "plot_curve",
+           "report_table"]
 
 #: Defaults per algorithm, tuned for these small feature vectors (overridable per run).
 DEFAULT_ALGO_KWARGS: dict[str, dict[str, Any]] = {
@@ -190,6 +191,30 @@ def plot_curve(rows: list[dict[str, Any]], metric: str, path: str | Path, *, tit
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def report_table(summary: dict[str, Any], learner: str, baselines: dict[str, str], out: str | Path) -> str:
+    """A demonstration's markdown table (untrained, trained, baselines), saved and printed.
+
+    Args:
+        summary: what :func:`train` returned.
+        learner: the first column's header, e.g. ``"player_0 voter (100 eval games)"``.
+        baselines: row label -> baseline spec evaluated by the run (``summary["baselines"]``).
+        out: run folder; the table goes to ``out/table.md``.
+
+    Returns:
+        The table.
+    """
+    metric = summary["metric"]
+    lines = [f"| {learner} | {metric.replace('_', ' ')} | env steps | train min |", "|---|---|---|---|",
+             f"| untrained policy | {summary['untrained'][metric]:.3f} | 0 | 0 |",
+             f"| trained ({summary['config']['algo']}) | {summary['final'][metric]:.3f} | {summary['steps']} "
+             f"| {summary['train_minutes']:.1f} |"]
+    lines += [f"| {label} | {summary['baselines'][spec]:.3f} | - | - |" for label, spec in baselines.items()]
+    table = "\n".join(lines)
+    Path(out, "table.md").write_text(table + "\n")
+    print(f"\n{table}\n\ncurve: {Path(out, 'curve.png')}")
+    return table
 
 
 def _callback(config: TrainConfig, task: Any, out: Path, rows: list[dict[str, Any]], clock: "_Clock") -> Any:

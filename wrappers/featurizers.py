@@ -128,6 +128,23 @@ class WordEncoder(_Encoder):
         """Unit vector of a word or phrase (zeros when no token is known)."""
         return self.vectors.vector(str(item))
 
+    def known_words(self, vocabulary: Sequence[str] | None = None) -> tuple[list[str], np.ndarray]:
+        """The words of ``vocabulary`` that this embedding knows, and their unit vectors.
+
+        Args:
+            vocabulary: words to keep (None: the shipped game vocabularies,
+                :func:`cluegym.agents.embeddings.game_vocabulary`).
+
+        Returns:
+            ``(words, matrix)`` with one row of ``matrix`` per word, in order.
+        """
+        if vocabulary is None:
+            from cluegym.agents.embeddings import game_vocabulary
+
+            vocabulary = game_vocabulary()
+        words = [w for w in vocabulary if self.vector(w).any()]
+        return words, self.matrix(words)
+
 
 class SentenceEncoder(_Encoder):
     """Sentence vectors from all-MiniLM-L6-v2 (384-d, unit length), cached per sentence.

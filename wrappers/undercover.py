@@ -123,17 +123,12 @@ class DescriptionCandidates:
         self.n = int(n)
         self.words = WordEncoder(embedding)
         self._vocabulary = list(vocabulary) if vocabulary is not None else None
-        self._matrix: np.ndarray | None = None
+        self._known: tuple[list[str], np.ndarray] | None = None
 
     def _vocab(self) -> tuple[list[str], np.ndarray]:
-        if self._matrix is None:
-            if self._vocabulary is None:
-                from cluegym.agents.embeddings import game_vocabulary
-
-                self._vocabulary = list(game_vocabulary())
-            self._vocabulary = [w for w in self._vocabulary if self.words.vector(w).any()]
-            self._matrix = self.words.matrix(self._vocabulary)
-        return self._vocabulary, self._matrix
+        if self._known is None:  # embedded once, on first use
+            self._known = self.words.known_words(self._vocabulary)
+        return self._known
 
     def __call__(self, observation: dict[str, Any], info: dict[str, Any]) -> list[str]:
         from cluegym.envs.core.matching import mentions_word
