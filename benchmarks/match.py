@@ -222,7 +222,7 @@ def run_match(
         "games": len(ordered),
         "seed": seed,
         "env": env_kwargs,
-        "metrics": module.metrics(results),
+        "metrics": _metrics(module, results, seats),
         "agent_stats": agent_stats,
         "mean_return": returns,
         "wall_s": wall,
@@ -233,6 +233,14 @@ def run_match(
         Path(summary_path).parent.mkdir(parents=True, exist_ok=True)
         Path(summary_path).write_text(json.dumps({k: v for k, v in summary.items() if k != "first_game"}, indent=2))
     return summary
+
+
+def _metrics(module: Any, results: list[dict[str, Any]], seats: dict[str, str]) -> dict[str, Any]:
+    """The game's metrics; per agent too (``agent:<spec>``) when seats hold different agents
+    and the game's ``metrics`` takes an ``agents`` mapping (Dixit)."""
+    if len(set(seats.values())) > 1 and "agents" in inspect.signature(module.metrics).parameters:
+        return module.metrics(results, agents=seats)
+    return module.metrics(results)
 
 
 def format_metrics(metrics: dict[str, Any]) -> str:

@@ -502,3 +502,16 @@ def test_metrics_of_a_played_game_match_the_env_scores():
     assert sum(result["max_points"]) == 8 * (3 + 3 * 5)
     assert 0 <= m["normalized_score"] <= 100
     assert m["partial"] + m["all_correct"] + m["all_wrong"] == pytest.approx(100.0)
+
+
+def test_mixed_match_reports_each_agent():
+    from cluegym.benchmarks.match import run_match
+
+    seats = {"player_0": "random", "player_2": "random", "player_1": "random:seed=5", "player_3": "random:seed=5"}
+    summary = run_match("dixit", seats, games=2, seed=0, env_kwargs={"num_rounds": 4}, progress=False)
+    m = summary["metrics"]
+    for agent, pair in (("random", ("player_0", "player_2")), ("random:seed=5", ("player_1", "player_3"))):
+        expected = np.mean([m[f"seat:{s}"]["listener_accuracy"] for s in pair])
+        assert m[f"agent:{agent}"]["listener_accuracy"] == pytest.approx(expected)
+    same = run_match("dixit", {"*": "random"}, games=1, seed=0, env_kwargs={"num_rounds": 4}, progress=False)
+    assert not any(k.startswith("agent:") for k in same["metrics"])  # one agent: the totals say it all
