@@ -249,8 +249,10 @@ class DecryptoEnv(ClueGameEnv):
 
     def _render_text(self) -> str:
         state = self.state
+        # Once the game is over, the header counts the turns played, not the next one.
+        turn = len(state.history) if state.phase == "over" else min(state.turn + 1, self.game_config.max_turns)
         lines = [
-            f"Decrypto - turn {min(state.turn + 1, self.game_config.max_turns)}/{self.game_config.max_turns}"
+            f"Decrypto - turn {turn}/{self.game_config.max_turns}"
             f"  miscommunications {state.miscommunications}  interceptions {state.interceptions}",
             f"keywords: {', '.join(f'{i}={k}' for i, k in enumerate(state.keywords, 1))}",
         ]
