@@ -106,7 +106,14 @@ def _load_finished(path: Path, signature: dict[str, Any]) -> dict[int, dict[str,
     finished: dict[int, dict[str, Any]] = {}
     if not path.exists():
         return finished
-    for n, line in enumerate(path.read_text().splitlines(), 1):
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        # A kill mid-write left a partial last line: cut it off, or the next appended game
+        # would be glued to it and lost too. That game is replayed.
+        data = data[: data.rfind(b"\n") + 1]
+        with path.open("r+b") as fh:
+            fh.truncate(len(data))
+    for n, line in enumerate(data.decode().splitlines(), 1):
         if not line.strip():
             continue
         try:

@@ -57,6 +57,10 @@ def test_run_is_reproducible_and_resumes(tmp_path):
     a = json.loads((tmp_path / "a.json").read_text())
     b = json.loads((tmp_path / "b.json").read_text())
     assert a["metrics"] == b["metrics"]
+    # the replayed game is stored whole: the file holds the 3 games again, one per line
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    assert sorted(r["index"] for r in rows) == [0, 1, 2]
+    assert results.read_text() == "\n".join(lines) + "\n"  # same seed, same games, byte for byte
 
 
 @pytest.mark.parametrize(
