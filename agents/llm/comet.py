@@ -92,8 +92,16 @@ class ExperiencePool:
             self._memory.append(entry)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(entry, ensure_ascii=True) + "\n")
+        line = json.dumps(entry, ensure_ascii=True) + "\n"
+        with open(self.path, "a+b") as fh:
+            # After a kill mid-write the file ends in a partial line: start a new line, or this
+            # entry would be glued to it and unreadable. (A racing writer may add a blank line,
+            # which readers skip.)
+            if fh.tell() > 0:
+                fh.seek(-1, 2)
+                if fh.read(1) != b"\n":
+                    line = "\n" + line
+            fh.write(line.encode("utf-8"))
 
     def examples(self, game: str, method: str | None = None, words: Sequence[str] = (), k: int = 3) -> list[dict[str, Any]]:
         """The ``k`` most useful experiences: successful ones first, same method and

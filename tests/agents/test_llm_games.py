@@ -190,3 +190,12 @@ def test_comet_rejects_unknown_modules_and_games():
         CoMetUndercoverAgent("undercover", "player_0", env.action_space("player_0"), ablate="met+xyz")
     with pytest.raises(ValueError, match="CoMet plays undercover and taboo"):
         make_agent("comet", game="decrypto", seat="bob", action_space=cluegym.make("decrypto", keywords=["a", "b", "c", "d"]).action_space("bob"))
+
+
+def test_experience_pool_survives_a_line_cut_by_a_kill(tmp_path):
+    path = tmp_path / "experience.jsonl"
+    pool = ExperiencePool(path)
+    pool.add({"game": "taboo", "target": "apple", "success": True})
+    path.write_text(path.read_text() + '{"game": "taboo", "tar')  # killed mid-write
+    pool.add({"game": "taboo", "target": "pear", "success": False})
+    assert [e["target"] for e in ExperiencePool(path).entries("taboo")] == ["apple", "pear"]
