@@ -182,10 +182,7 @@ class PolicyAgent(Agent):
             choice = int(self.rng.choice(len(probs), p=probs))
         self._last_choice = choice
         self.counters["decisions"] += 1
-        action = self.task.env_action(choice, observation, info, candidates)
-        if self.task.combine is not None:
-            action = self.task.combine(action, self.delegate.act(observation, info))
-        return action
+        return self.task.env_action(choice, observation, info, candidates, self.delegate)
 
     def stats(self) -> dict[str, float]:
         return {f"policy_{k}": float(v) for k, v in self.counters.items()}
@@ -224,7 +221,4 @@ class TaskRandomAgent(Agent):
         candidates = list(self.task.candidates(observation, info))[: self.task.n_actions] if self.task.candidates else None
         legal = np.flatnonzero(self.task.legal(observation, info, candidates))
         choice = int(legal[int(self.rng.integers(len(legal)))]) if len(legal) else 0
-        action = self.task.env_action(choice, observation, info, candidates)
-        if self.task.combine is not None:
-            action = self.task.combine(action, self.delegate.act(observation, info))
-        return action
+        return self.task.env_action(choice, observation, info, candidates, self.delegate)

@@ -74,7 +74,7 @@ class SeatTask:
         delegate: agent spec playing the seat's other decisions.
         combine: ``(learner_action, delegate_action) -> env action`` when the learner fills
             only part of an action whose other parts the delegate gives (e.g. the Taboo
-            defender's guess, with the delegate's utterance); the delegate is asked first.
+            defender's guess, with the delegate's utterance); see :meth:`env_action`.
         metric: ``(name, function(metrics, results))``: the number training reports and
             evaluation curves plot (e.g. Eve's interception rate), from the game's metrics
             dict and the games' results (``record["result"]``, for per-seat numbers).
@@ -111,13 +111,21 @@ class SeatTask:
         return np.asarray(raw, dtype=bool).reshape(-1)[: self.n_actions]
 
     def env_action(self, index: int, observation: dict[str, Any], info: dict[str, Any],
-                   candidates: Sequence[Any] | None) -> Any:
-        """The env action for the learner's choice ``index``."""
+                   candidates: Sequence[Any] | None, delegate: Any = None) -> Any:
+        """The env action for the learner's choice ``index``; with ``combine``, joined with
+        what ``delegate`` (the agent playing :attr:`delegate`) answers to the same view."""
         if self.to_env_action is not None:
-            return self.to_env_action(index, observation, info, candidates)
-        if candidates is not None:
-            return candidates[index] if 0 <= index < len(candidates) else None
-        return int(index)
+            action = self.to_env_action(index, observation, info, candidates)
+        elif candidates is not None:
+            action = candidates[index] if 0 <= index < len(candidates) else None
+        else:
+            action = int(index)
+        if self.combine is None:
+            return action
+        if delegate is None:
+            raise ValueError(f"the {self.game}/{self.seat} task combines its choice with the delegate's "
+                             "action: pass delegate=")
+        return self.combine(action, delegate.act(observation, info))
 
     def features(self, observation: dict[str, Any], info: dict[str, Any],
                  candidates: Sequence[Any] | None) -> np.ndarray:
@@ -425,9 +433,7 @@ class SelfPlayEnv(gymnasium.Env):
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise TypeError(f"action must be an integer in 0..{self.task.n_actions - 1}, got {action!r}")
         obs, info, cands = self._pending
-        env_action = self.task.env_action(int(action), obs, info, cands)
-        if self.task.combine is not None:
-            env_action = self.task.combine(env_action, self._delegate.act(obs, info))
+        env_action = self.task.env_action(int(action), obs, info, cands, self._delegate)
         self.aec.step(env_action)
         reward = self._collect()
         after = self.raw.infos.get(self.seat, {})
