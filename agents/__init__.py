@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from typing import Any, Callable, Union, get_args, get_origin, get_type_hints
+from typing import Any
 
 import gymnasium
 
 from cluegym.agents.base import Agent
+from cluegym.envs.core.options import OptionError, check_options, declared_options
 
 #: name -> "module:attr" or ("module:attr", preset parameters). One line per agent.
 AGENTS: dict[str, str | tuple[str, dict[str, Any]]] = {
@@ -42,7 +43,7 @@ AGENTS: dict[str, str | tuple[str, dict[str, Any]]] = {
 __all__ = ["AGENTS", "Agent", "AgentSpecError", "make_agent", "parse_agent_spec", "agent_params"]
 
 
-class AgentSpecError(ValueError):
+class AgentSpecError(OptionError):
     """An agent spec names an unknown agent or parameter, or a value of the wrong type."""
 
 
@@ -95,30 +96,6 @@ def agent_params(cls: type[Agent]) -> dict[str, inspect.Parameter]:
     return params
 
 
-def _coerce(value: Any, annotation: Any, key: str, name: str) -> Any:
-    if not isinstance(value, str):
-        return value
-    origin = get_origin(annotation)
-    candidates = [a for a in get_args(annotation) if a is not type(None)] if origin is Union or str(origin) == "<class 'types.UnionType'>" else [annotation]
-    if value.lower() in ("none", "null") and len(candidates) < len(get_args(annotation) or [None, None]):
-        return None
-    for typ in candidates:
-        try:
-            if typ is bool:
-                if value.lower() in ("1", "true", "yes", "on"):
-                    return True
-                if value.lower() in ("0", "false", "no", "off"):
-                    return False
-                raise ValueError(value)
-            if typ in (int, float, str):
-                return typ(value)
-        except ValueError:
-            continue
-    if any(t in (str, Any, inspect.Parameter.empty) for t in candidates):
-        return value
-    raise AgentSpecError(f"agent {name!r}: parameter {key}={value!r} is not a valid {annotation}")
-
-
 def make_agent(
     spec: str,
     *,
@@ -139,30 +116,17 @@ def make_agent(
         **overrides: extra parameters, as if given in the spec.
 
     Raises:
-        AgentSpecError: unknown agent or parameter (the message lists what exists) or a
-            value that does not convert to the parameter's type.
+        AgentSpecError: unknown agent or parameter (the message lists what exists and the
+            closest name) or a value that does not convert to the parameter's declared type
+            (text converts as for game options: ``"16"`` -> 16, ``"true"`` -> True; NaN and
+            infinities are rejected).
     """
     name, raw = parse_agent_spec(spec)
     cls, preset = agent_class(name, game, seat)
-    accepted = agent_params(cls)
-    given = {**preset, **raw, **overrides}
-    unknown = sorted(set(given) - set(accepted))
-    if unknown:
-        listing = ", ".join(
-            f"{k}={p.default!r}" if p.default is not inspect.Parameter.empty else k
-            for k, p in sorted(accepted.items())
-        )
-        raise AgentSpecError(
-            f"agent {name!r} ({cls.__name__}) has no parameter {', '.join(unknown)}; accepted: {listing}"
-        )
-    hints: dict[str, Any] = {}
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is not None:
-            try:
-                hints = {**get_type_hints(init), **hints}
-            except Exception:  # noqa: BLE001 - unresolvable annotations: keep strings as given
-                pass
-    kwargs = {k: _coerce(v, hints.get(k, Any), k, name) for k, v in given.items()}
+    # the same checks and text coercion as game options (cluegym.envs.core.options)
+    kwargs = check_options(
+        {**preset, **raw, **overrides}, declared_options(cls, inherited=True),
+        owner=f"agent {name!r} ({cls.__name__})", noun="parameter", error=AgentSpecError,
+    )
     kwargs.setdefault("seed", seed)
     return cls(game, seat, action_space, **kwargs)

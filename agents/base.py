@@ -19,6 +19,23 @@ import gymnasium
 import numpy as np
 
 
+class Forfeit(Exception):
+    """This agent cannot decide: apply the env's fallback for this one decision, with this reason.
+
+    Raised by :meth:`Agent.act` / :meth:`Agent.act_async` when an agent gives up on the current
+    decision (an LLM reply that stays unreadable after the re-asks, an endpoint that keeps
+    failing or refuses the request, a decision deadline that passed). The match harness calls
+    ``env.unwrapped.forfeit(str(exc))``: the env applies its documented fallback at once and
+    records the reason; the game and the match go on. ``str(exc)`` never holds a secret.
+
+    Example:
+        >>> try:
+        ...     action = await agent.act_async(observation, info)
+        ... except Forfeit as exc:
+        ...     env.unwrapped.forfeit(str(exc))
+    """
+
+
 class Agent:
     """Base class for a player of one seat.
 

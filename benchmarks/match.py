@@ -3,12 +3,20 @@
 Each game ``i`` of a match with seed ``s`` is reset with a seed derived from ``(s, i)`` and
 every agent with one derived from ``(s, i, seat)``, so a match is reproducible game by game
 and can be resumed or extended: with ``results_path`` every finished game is appended to a
-JSONL file (its full record) and a rerun skips the games already there.
+JSONL file (its full record and its agents' counters) and a rerun skips the games already
+there, so a resumed summary equals an uninterrupted one.
+
+No game is lost to an agent: an agent that cannot decide (:class:`~cluegym.agents.base.Forfeit`)
+or fails (any other exception) forfeits only that decision and the env's fallback applies,
+recorded with the reason. Anything else that fails inside a game (env, agent reset, an env
+bug) ends only that game: it is logged as errored with its reason, the other games go on,
+and a rerun replays it. The summary says ``"ok": false`` (and ``cluegym run`` exits 1) when a
+game errored or a seat never got a decision through (e.g. a dead LLM endpoint).
 
 Example:
     >>> summary = run_match("decrypto", {"alice": "glove:k=16", "bob": "glove", "eve": "word2vec"},
     ...                     games=32, seed=0)
-    >>> summary["metrics"]["avg_turns"]
+    >>> summary["metrics"]["avg_turns"], summary["ok"]
 """
 
 from __future__ import annotations
@@ -24,7 +32,19 @@ import numpy as np
 
 import cluegym
 from cluegym.agents import make_agent
-from cluegym.agents.base import Agent
+from cluegym.agents.base import Agent, Forfeit
+from cluegym.benchmarks.match_log import (
+    check_writable,
+    error_text,
+    game_row,
+    load_rows,
+    seat_counters,
+    sum_agent_stats,
+    write_json_atomic,
+)
+
+#: Seconds between progress-bar postfix updates (LLM counters polled from the live agents).
+POSTFIX_EVERY_S = 0.5
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -66,18 +86,34 @@ def build_agents(game: str, env: Any, seats: dict[str, str], seed: int | None = 
 
 async def play_game_async(env: Any, agents: dict[str, Agent], seed: int, agent_seeds: dict[str, int] | None = None,
                           options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Play one game to the end and return its record (with per-seat returns)."""
+    """Play one game to the end and return its record (with per-seat returns).
+
+    An agent's exception costs that decision only: :class:`~cluegym.agents.base.Forfeit`
+    becomes ``env.unwrapped.forfeit(reason)``, any other ``Exception`` a forfeit with reason
+    ``"agent error: <type>: <message>"``; the env applies its fallback and records why.
+    Failures of the env or of ``reset``/``observe_result`` propagate to the caller.
+    """
     env.reset(seed=seed, options=options)
-    for i, (seat, agent) in enumerate(agents.items()):
+    for seat, agent in agents.items():
         agent.reset(None if agent_seeds is None else agent_seeds[seat])
     returns = {seat: 0.0 for seat in env.possible_agents}
-    for seat in env.agent_iter():
+    # A plain loop rather than env.agent_iter(): PettingZoo's order-enforcing iterator insists
+    # on a wrapper step() between seats, and a forfeit goes to the unwrapped env.
+    while env.agents:
+        seat = env.agent_selection
         observation, reward, terminated, truncated, info = env.last()
         returns[seat] += float(reward)
         if terminated or truncated:
-            action = None
-        else:
+            env.step(None)
+            continue
+        try:
             action = await agents[seat].act_async(observation, info)
+        except Forfeit as exc:
+            env.unwrapped.forfeit(error_text(exc, with_type=False))
+            continue
+        except Exception as exc:  # noqa: BLE001 - an agent's failure costs one decision, never the game
+            env.unwrapped.forfeit(f"agent error: {error_text(exc)}")
+            continue
         env.step(action)
     record = env.unwrapped.game_record()
     record["returns"] = returns
@@ -102,31 +138,80 @@ def play_game(env: Any, agents: dict[str, Agent], seed: int, agent_seeds: dict[s
     return asyncio.run(play_game_async(env, agents, seed, agent_seeds, options))
 
 
-def _load_finished(path: Path, signature: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    finished: dict[int, dict[str, Any]] = {}
-    if not path.exists():
-        return finished
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        # A kill mid-write left a partial last line: cut it off, or the next appended game
-        # would be glued to it and lost too. That game is replayed.
-        data = data[: data.rfind(b"\n") + 1]
-        with path.open("r+b") as fh:
-            fh.truncate(len(data))
-    for n, line in enumerate(data.decode().splitlines(), 1):
-        if not line.strip():
-            continue
+def agent_game_stats(agents: dict[str, Agent]) -> dict[str, dict[str, float]]:
+    """Each seat's agent counters (its ``stats()``; agents are built fresh for every game, so
+    these are the game's own counts). Non-numeric and non-finite values are left out."""
+    out: dict[str, dict[str, float]] = {}
+    for seat, agent in agents.items():
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut short by a kill: that game is replayed
-        if row.get("match") != signature:
-            raise ValueError(
-                f"{path} holds games of a different match (line {n}: {row.get('match')}); "
-                f"use another --results file for {signature}"
-            )
-        finished[int(row["index"])] = row["record"]
-    return finished
+            stats = agent.stats()
+        except Exception:  # noqa: BLE001 - counters of a failing agent are best effort
+            stats = {}
+        out[seat] = {str(k): float(v) for k, v in stats.items()
+                     if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and np.isfinite(v)}
+    return out
+
+
+class _Progress:
+    """The tqdm bar and its postfix: errored games, and for LLM runs the calls done, HTTP
+    retries, failed calls and the last call's latency, polled from the live agents."""
+
+    def __init__(self, game: str, total: int, done: int) -> None:
+        from tqdm.auto import tqdm  # deferred: only runs that show a bar import tqdm
+
+        self.bar = tqdm(total=total, initial=done, desc=game, unit="game", dynamic_ncols=True)
+        self.finished: dict[str, float] = {}  # counters of the games finished in this run
+        self.live: dict[int, dict[str, Agent]] = {}
+        self.errored = 0
+        self.last_latency: float | None = None
+        self._calls_seen: dict[tuple[int, str], float] = {}
+
+    def game_done(self, index: int, stats: dict[str, dict[str, float]], errored: bool) -> None:
+        self.live.pop(index, None)
+        for seat, seat_stats in stats.items():
+            self._note_latency((index, seat), seat_stats)
+            self._calls_seen.pop((index, seat), None)
+            for key, value in seat_stats.items():
+                if not key.startswith("last_"):
+                    self.finished[key] = self.finished.get(key, 0.0) + value
+        self.errored += errored
+        self.refresh()
+        self.bar.update(1)
+
+    def _note_latency(self, key: tuple[int, str], seat_stats: dict[str, float]) -> None:
+        """Keep the latency of a seat that made a call since the last look."""
+        calls = seat_stats.get("llm_calls", 0.0)
+        if calls > self._calls_seen.get(key, 0.0) and "last_latency_s" in seat_stats:
+            self.last_latency = seat_stats["last_latency_s"]
+        self._calls_seen[key] = calls
+
+    def refresh(self) -> None:
+        totals = dict(self.finished)
+        for index, agents in self.live.items():
+            for seat, seat_stats in agent_game_stats(agents).items():
+                self._note_latency((index, seat), seat_stats)
+                for key, value in seat_stats.items():
+                    totals[key] = totals.get(key, 0.0) + value
+        parts = []
+        if "llm_calls" in totals:
+            parts.append(f"calls={totals['llm_calls']:.0f}")
+            parts.append(f"retries={totals.get('http_retries', 0.0):.0f}")
+            parts.append(f"failed={totals.get('failed_calls', 0.0):.0f}")
+            if self.last_latency is not None:
+                parts.append(f"last={self.last_latency:.2f}s")
+        if self.errored:
+            parts.append(f"errored={self.errored}")
+        if parts:
+            self.bar.set_postfix_str(" ".join(parts), refresh=False)
+
+    async def poll(self) -> None:
+        while True:
+            await asyncio.sleep(POSTFIX_EVERY_S)
+            self.refresh()
+            self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def run_match(
@@ -144,6 +229,9 @@ def run_match(
 ) -> dict[str, Any]:
     """Play ``games`` seeded games and summarise them.
 
+    Everything that can be checked before play is: game options, seats, agent specs (each
+    built once), both output paths (writable, not directories) and the results file's rows.
+
     Args:
         game: registered game name.
         agents: seat -> agent spec (``"*"`` fills every seat not named; the game's
@@ -153,13 +241,22 @@ def run_match(
         env_kwargs: game options passed to the env constructor.
         concurrency: games played at once (asyncio); agents that await I/O (LLM backends)
             overlap their requests, others simply run one after another.
-        results_path: JSONL file; each finished game is appended, and a rerun resumes.
-        summary_path: where to write the JSON summary.
+        results_path: JSONL file; each finished or errored game is appended, and a rerun
+            resumes (errored games are played again).
+        summary_path: where to write the JSON summary (also when games errored).
         progress: show a tqdm progress bar.
-        on_game: callback ``(index, record)`` after each finished game.
+        on_game: callback ``(index, record)`` after each finished (not errored) game.
 
     Returns:
-        ``{"game", "seats", "games", "seed", "env", "metrics", "agent_stats", "returns", "wall_s"}``.
+        ``{"game", "seats", "games", "seed", "env", "metrics", "agent_stats", "seat_counters",
+        "mean_return", "errored_games", "ok", "problems", "wall_s", "games_per_s", "first_game"}``;
+        ``games`` counts the finished games, ``errored_games`` is ``{"count", "games": [{"index",
+        "error"}]}``, ``problems`` says why ``ok`` is false.
+
+    Raises:
+        ValueError: a bad option, seat, spec, path or results row (before any game runs).
+        KeyboardInterrupt, asyncio.CancelledError: the run was stopped; in-flight games are
+            cancelled, finished ones stay in ``results_path``.
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
@@ -170,76 +267,117 @@ def run_match(
     probe = module.env(**env_kwargs)
     seats = resolve_seats(game, agents, list(probe.possible_agents))
     build_agents(game, probe, seats)  # fail fast on a bad spec, before any game runs
-    signature = {"game": game, "seats": seats, "seed": seed, "env": env_kwargs}
     results_file = Path(results_path) if results_path else None
-    finished = _load_finished(results_file, signature) if results_file else {}
-    todo = [i for i in range(games) if i not in finished]
-    records: dict[int, dict[str, Any]] = {i: finished[i] for i in range(games) if i in finished}
-    agent_stats: dict[str, dict[str, float]] = {seat: {} for seat in seats}
+    summary_file = Path(summary_path) if summary_path else None
+    if results_file and summary_file and results_file.resolve() == summary_file.resolve():
+        raise ValueError(f"--results and --summary are the same file: {results_file}")
+    if summary_file:
+        check_writable(summary_file, "--summary", create=False)
+    if results_file:
+        check_writable(results_file, "--results", create=True)
+    signature = {"game": game, "seats": seats, "seed": seed, "env": env_kwargs}
+    rows = load_rows(results_file, signature) if results_file else {}
+    todo = [i for i in range(games) if "record" not in rows.get(i, {})]
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=games, initial=games - len(todo), desc=f"{game}", unit="game", dynamic_ncols=True)
-
+    bar = _Progress(game, games, games - len(todo)) if progress else None
     # Envs are reused across games (reset() starts each game afresh): building one costs
     # milliseconds (spaces), which shows at high concurrency. At most `concurrency` exist.
     idle_envs: list[Any] = [probe]
 
     async def one(index: int, semaphore: asyncio.Semaphore) -> None:
         async with semaphore:
-            env = idle_envs.pop() if idle_envs else module.env(**env_kwargs)
-            players = build_agents(game, env, seats)
-            seat_seeds = {s: agent_seed(seed, index, j) for j, s in enumerate(env.possible_agents)}
+            players: dict[str, Agent] = {}
+            env = None
             try:
+                env = idle_envs.pop() if idle_envs else module.env(**env_kwargs)
+                players = build_agents(game, env, seats)
+                if bar is not None:
+                    bar.live[index] = players
+                seat_seeds = {s: agent_seed(seed, index, j) for j, s in enumerate(env.possible_agents)}
                 record = await play_game_async(env, players, game_seed(seed, index), seat_seeds)
+                row, line = game_row(signature, index, agent_game_stats(players), record=record)
+            except Exception as exc:  # noqa: BLE001 - one game's failure ends that game only
+                env = None  # a game that broke may have left its env inconsistent: not reused
+                row, line = game_row(signature, index, agent_game_stats(players), error=error_text(exc))
             finally:
-                idle_envs.append(env)
-            for seat, agent in players.items():
-                for key, value in agent.stats().items():
-                    agent_stats[seat][key] = agent_stats[seat].get(key, 0.0) + float(value)
-            records[index] = record
+                if env is not None:
+                    idle_envs.append(env)
+            rows[index] = row
             if results_file:
-                results_file.parent.mkdir(parents=True, exist_ok=True)
                 with results_file.open("a") as fh:
-                    fh.write(json.dumps({"match": signature, "index": index, "record": record}) + "\n")
-            if on_game:
-                on_game(index, record)
+                    fh.write(line)
             if bar is not None:
-                bar.update(1)
+                bar.game_done(index, row["agent_stats"], "error" in row)
+            if on_game and "record" in row:
+                on_game(index, row["record"])
 
-    async def main() -> None:
+    async def play_all() -> None:
         semaphore = asyncio.Semaphore(concurrency)
-        await asyncio.gather(*(one(i, semaphore) for i in todo))
+        tasks = [asyncio.create_task(one(i, semaphore)) for i in todo]
+        if bar is not None:
+            tasks.append(asyncio.create_task(bar.poll()))
+        try:
+            # Games end on their own; one() only raises for what is not a game's fault (the
+            # results file cannot be written, an on_game callback failed): that stops the run.
+            await asyncio.gather(*tasks[: len(todo)])
+        finally:
+            # Stopped (Ctrl-C, cancellation, or the failure above): cancel the games still
+            # playing, so their HTTP requests are cancelled too; finished games are kept.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     start = time.perf_counter()
     try:
-        asyncio.run(main())
+        asyncio.run(play_all())
     finally:
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - start
-    ordered = [records[i] for i in sorted(records)]
-    results = [r["result"] for r in ordered]
-    returns = {seat: float(np.mean([r["returns"][seat] for r in ordered])) for seat in seats}
-    summary = {
+    summary = summarize(module, game, seats, seed, env_kwargs, {i: rows[i] for i in range(games) if i in rows})
+    summary["wall_s"] = wall
+    summary["games_per_s"] = len(todo) / wall if wall > 0 and todo else None
+    if summary_file:
+        write_json_atomic(summary_file, {k: v for k, v in summary.items() if k != "first_game"})
+    return summary
+
+
+def summarize(module: Any, game: str, seats: dict[str, str], seed: int, env_kwargs: dict[str, Any],
+              rows: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The summary of a match from its game rows (index -> row with ``record`` or ``error``).
+
+    Only the rows count, so a resumed match sums the same counters as an uninterrupted one.
+    """
+    ordered = [rows[i]["record"] for i in sorted(rows) if "record" in rows[i]]
+    errored = [{"index": i, "error": rows[i]["error"]} for i in sorted(rows) if "record" not in rows[i]]
+    agent_stats = sum_agent_stats(seats, [rows[i].get("agent_stats") for i in sorted(rows)])
+    counters = seat_counters(seats, ordered)
+    problems = []
+    if errored:
+        problems.append(f"{len(errored)} of {len(rows)} games errored")
+    for seat in seats:
+        stats, seat_count = agent_stats[seat], counters[seat]
+        # llm_calls counts every finished call, failed ones included
+        failed = stats.get("failed_calls", 0.0)
+        if failed > 0 and failed >= stats.get("llm_calls", 0.0):
+            problems.append(f"seat {seat}: all {failed:.0f} LLM calls failed")
+        elif seat_count["agent_errors"] > 0 and seat_count["agent_errors"] == seat_count["decisions"]:
+            problems.append(f"seat {seat}: every decision failed with an agent error")
+    return {
         "game": game,
         "seats": seats,
         "games": len(ordered),
         "seed": seed,
         "env": env_kwargs,
-        "metrics": _metrics(module, results, seats),
+        "metrics": _metrics(module, [r["result"] for r in ordered], seats) if ordered else {},
         "agent_stats": agent_stats,
-        "mean_return": returns,
-        "wall_s": wall,
-        "games_per_s": len(todo) / wall if wall > 0 and todo else None,
+        "seat_counters": counters,
+        "mean_return": {seat: float(np.mean([r["returns"][seat] for r in ordered])) for seat in seats} if ordered else {},
+        "errored_games": {"count": len(errored), "games": errored},
+        "ok": not problems,
+        "problems": problems,
+        "first_game": ordered[0] if ordered else None,
     }
-    summary["first_game"] = ordered[0] if ordered else None
-    if summary_path:
-        Path(summary_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(summary_path).write_text(json.dumps({k: v for k, v in summary.items() if k != "first_game"}, indent=2))
-    return summary
 
 
 def _metrics(module: Any, results: list[dict[str, Any]], seats: dict[str, str]) -> dict[str, Any]:

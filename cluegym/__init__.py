@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # options.py imports numpy; `import cluegym` stays light
+    from cluegym.envs.core.options import Option
 
 __version__ = "0.1.0"
 
@@ -46,14 +49,47 @@ def env_module(name: str) -> ModuleType:
 def make(name: str, **kwargs: Any):
     """Create a registered game as a wrapped PettingZoo AEC env.
 
+    Options are checked against the game's declared options (:func:`game_options`) before
+    the env is built: text converts to the declared type (``max_turns="8"`` -> 8), and an
+    unknown or mistyped option is a one-line ``ValueError`` that lists the accepted ones.
+
     Args:
         name: game name (``"decrypto"``) or versioned id (``"decrypto_v0"``).
-        **kwargs: the game's config options (see its env docstring).
+        **kwargs: the game's config options (``cluegym list GAME`` shows them).
 
     Returns:
         The AEC environment, wrapped like ``<game>_v0.env()``.
+
+    Raises:
+        ValueError: an unknown game, an unknown option, a value of the wrong type
+            (:class:`~cluegym.envs.core.options.OptionError`), or one the game rejects.
     """
     return env_module(name).env(**kwargs)
+
+
+def env_class(name: str) -> type:
+    """The env class of a registered game: the class in its module whose ``game_id`` is the
+    game's versioned id (e.g. ``DecryptoEnv`` for ``"decrypto"``)."""
+    versioned = _resolve(name)
+    module = importlib.import_module(ENVS[versioned])
+    for value in vars(module).values():
+        if isinstance(value, type) and getattr(value, "game_id", None) == versioned:
+            return value
+    raise LookupError(f"module {module.__name__} defines no class with game_id {versioned!r}")
+
+
+def game_options(name: str) -> dict[str, Option]:
+    """The options of a registered game, in declaration order: its env class's keyword
+    arguments with their type, default and description (from the class docstring).
+
+    Example:
+        >>> opt = cluegym.game_options("decrypto")["max_turns"]
+        >>> opt.type_name, opt.default
+        ('int', 8)
+    """
+    from cluegym.envs.core.options import declared_options
+
+    return declared_options(env_class(name))
 
 
 def registered_games() -> list[str]:

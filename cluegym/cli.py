@@ -24,6 +24,18 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class UsageError(SystemExit):
+    """A one-line ``cluegym: error: ...`` for input that cannot run; exits 2 like argparse's
+    own usage errors (a run that played but failed exits 1). :func:`main` prints it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = " ".join(f"cluegym: error: {message}".split())
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def _parse_value(text: str) -> Any:
     """``--env key=value`` values: JSON when it parses (numbers, lists, true), else the string."""
     try:
@@ -38,51 +50,85 @@ def parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or not key or not value:
-            raise SystemExit(f"cluegym: error: {what} {item!r} must look like NAME=VALUE")
+            raise UsageError(f"{what} {item!r} must look like NAME=VALUE")
         out[key.strip()] = value.strip()
     return out
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """``cluegym list``: games and agents; ``cluegym list GAME``: that game's options."""
+    import cluegym
+
+    if args.game is not None:
+        try:
+            return _list_game_options(args.game)
+        except ValueError as exc:  # an unknown game: the message lists the registered ones
+            raise UsageError(str(exc)) from None
+    return _list_overview(cluegym)
+
+
+def _list_overview(cluegym: Any) -> int:
     import inspect
 
-    import cluegym
     from cluegym.agents import AGENTS, agent_class, agent_params
 
+    seats_of: dict[str, list[str]] = {}
     print("games:")
     for name in cluegym.registered_games():
         module = cluegym.env_module(name)
-        env = module.env()
-        seats = ", ".join(env.possible_agents)
+        seats_of[name] = list(module.env().possible_agents)
         doc = (inspect.getdoc(module) or "").splitlines()[0]
-        print(f"  {name:<12} seats: {seats}\n  {'':<12} {doc}")
+        print(f"  {name:<12} seats: {', '.join(seats_of[name])}\n  {'':<12} {doc}")
     print("agents (name[:key=value,...]):")
     for name in sorted(AGENTS):
         plays = []
         params: dict[str, Any] = {}
-        for game in cluegym.registered_games():
+        for game, seats in seats_of.items():
             try:
-                env = cluegym.make(game)
-                cls, _ = agent_class(name, game, env.possible_agents[0])
+                cls, _ = agent_class(name, game, seats[0])
                 plays.append(game)
                 params.update({k: p.default for k, p in agent_params(cls).items()})
             except Exception:  # noqa: BLE001 - an agent that does not play this game
                 continue
         shown = ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()))
         print(f"  {name:<12} plays: {', '.join(plays) or '-'}\n  {'':<12} params: {shown}")
+    print("`cluegym list GAME` shows a game's options (set them with `cluegym run GAME --env NAME=VALUE`).")
+    return 0
+
+
+def _list_game_options(game: str) -> int:
+    """Print a game's seats, default agents and every option: type, default, description."""
+    import inspect
+
+    import cluegym
+
+    module = cluegym.env_module(game)
+    name = cluegym.env_class(game).game_id.rsplit("_v", 1)[0]
+    doc = (inspect.getdoc(module) or "").splitlines()[0]
+    print(f"{name} ({cluegym.env_class(game).game_id}): {doc}")
+    print(f"seats: {', '.join(module.env().possible_agents)}")
+    defaults = getattr(module, "DEFAULT_AGENTS", None)
+    if defaults:
+        print(f"default agents: {', '.join(f'{seat}={spec}' for seat, spec in defaults.items())}")
+    print(f"options (cluegym run {name} --env NAME=VALUE, or cluegym.make({name!r}, NAME=VALUE)):")
+    for option in cluegym.game_options(game).values():
+        default = "required" if option.required else f"= {option.default!r}"
+        print(f"  {option.name}: {option.type_name} {default}")
+        if option.description:
+            print(f"      {option.description}")
     return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     import cluegym
     from cluegym.agents import AgentSpecError
-    from cluegym.benchmarks.match import format_metrics, run_match
+    from cluegym.benchmarks.match import run_match
     from cluegym.envs.core.record import transcript
 
     try:
         cluegym.env_module(args.game)
     except ValueError as exc:
-        raise SystemExit(f"cluegym: error: {exc}")
+        raise UsageError(str(exc)) from None
     agents = parse_assignments(args.agent, "--agent")
     env_kwargs = {k: _parse_value(v) for k, v in parse_assignments(args.env, "--env").items()}
     try:
@@ -91,36 +137,83 @@ def cmd_run(args: argparse.Namespace) -> int:
             concurrency=args.concurrency, results_path=args.results, summary_path=args.summary,
             progress=not args.no_progress,
         )
-    except (AgentSpecError, ValueError, TypeError, FileNotFoundError) as exc:
-        raise SystemExit(f"cluegym: error: {exc}")
+    except (AgentSpecError, ValueError, TypeError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        saved = f"; the finished games are in {args.results}, rerun to resume" if args.results else ""
+        print(f"\ncluegym: interrupted{saved}", file=sys.stderr)
+        return 130
     first = summary.pop("first_game")
     if args.show and first is not None:
         print("\nfirst game:")
         print(transcript(first))
-    print(f"\n{args.game}: {summary['games']} games, seed {args.seed}")
+    print_run_summary(summary)
+    if args.summary:
+        print(f"summary written to {args.summary}")
+    if not summary["ok"]:
+        print(f"cluegym: run failed: {'; '.join(summary['problems'])}", file=sys.stderr)
+        return 1
+    return 0
+
+
+#: Per-seat columns of the run table: (header, where, counter); where is "seat" (from the
+#: game records) or "agent" (the agent's own stats). Agent columns show only when reported.
+SEAT_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("moves", "seat", "decisions"), ("invalid", "seat", "invalid_actions"), ("fallbacks", "seat", "fallbacks"),
+    ("forfeits", "seat", "forfeits"), ("agent_err", "seat", "agent_errors"), ("llm_calls", "agent", "llm_calls"),
+    ("failed", "agent", "failed_calls"), ("retries", "agent", "http_retries"), ("parse_fail", "agent", "parse_failures"),
+)
+
+
+def print_run_summary(summary: dict[str, Any]) -> None:
+    """The closing report of ``cluegym run``: seats, metrics, per-seat counters, errored games."""
+    from cluegym.benchmarks.match import format_metrics
+
+    errored = summary["errored_games"]
+    total = summary["games"] + errored["count"]
+    print(f"\n{summary['game']}: {summary['games']} of {total} games finished, seed {summary['seed']}")
     for seat, spec in summary["seats"].items():
         print(f"  {seat:<10} {spec}")
     print("metrics:")
-    print(format_metrics(summary["metrics"]))
-    stats = {f"{seat}.{k}": v for seat, s in summary["agent_stats"].items() for k, v in s.items()}
+    print(format_metrics(summary["metrics"]) if summary["metrics"] else "  (no finished game)")
+    agent_stats, counters = summary["agent_stats"], summary["seat_counters"]
+    columns = [(h, where, key) for h, where, key in SEAT_COLUMNS
+               if where == "seat" or any(key in s for s in agent_stats.values())]
+    width = max(len(seat) for seat in summary["seats"])
+    print("per seat:")
+    print(f"  {'':<{width}} " + " ".join(f"{h:>10}" for h, _, _ in columns))
+    for seat in summary["seats"]:
+        values = [(counters if where == "seat" else agent_stats)[seat].get(key, 0) for _, where, key in columns]
+        print(f"  {seat:<{width}} " + " ".join(f"{v:>10.0f}" for v in values))
+    stats = {f"{seat}.{k}": v for seat, s in agent_stats.items() for k, v in s.items()}
     if stats:
         print("agent stats:")
         print(format_metrics(stats))
+    if errored["count"]:
+        print(f"errored games: {errored['count']} (a rerun with the same --results replays just these)")
+        for game in errored["games"][:10]:
+            print(f"  game {game['index']}: {game['error']}")
+        if errored["count"] > 10:
+            print(f"  ... and {errored['count'] - 10} more (see errored_games in the summary)")
     if summary.get("games_per_s"):
         print(f"  ({summary['games_per_s']:.2f} games/s)")
-    if args.summary:
-        print(f"summary written to {args.summary}")
-    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cluegym", description="Clue-giving games for multi-agent RL and LLM agents.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p_list = sub.add_parser("list", help="list registered games and agents")
+    p_list = sub.add_parser("list", help="list registered games and agents, or one game's options",
+                            description="Without GAME: the registered games and agents. With GAME: every "
+                                        "option of that game with its type, default and description.")
+    p_list.add_argument("game", nargs="?", default=None, help="a game name, e.g. decrypto: show its options")
     p_list.set_defaults(func=cmd_list)
 
-    p_run = sub.add_parser("run", help="play a match of N games and print its metrics")
+    p_run = sub.add_parser(
+        "run", help="play a match of N games and print its metrics",
+        description="Play a match of N seeded games and print its metrics. Exit status: 0 when every game "
+                    "finished, 1 when a game errored or a seat's agent never got a move through (e.g. every "
+                    "LLM call failed), 2 for bad arguments (checked before any game is played).")
     p_run.add_argument("game", help="game name, e.g. decrypto")
     p_run.add_argument("--agent", action="append", default=[], metavar="SEAT=SPEC",
                        help="agent for a seat, e.g. alice=glove:k=16 (SEAT '*' fills all seats); repeatable")
@@ -129,8 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                        help="game option, e.g. max_turns=6; repeatable")
     p_run.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
-    p_run.add_argument("--summary", help="write the JSON summary here")
-    p_run.add_argument("--results", help="append each finished game to this JSONL file; reruns resume")
+    p_run.add_argument("--summary", help="write the JSON summary here (also when games errored)")
+    p_run.add_argument("--results", help="append each game (finished or errored) to this JSONL file; "
+                                         "reruns resume and replay the errored games")
     p_run.add_argument("--show", action=argparse.BooleanOptionalAction, default=True,
                        help="print the first game's transcript (default on)")
     p_run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -151,7 +245,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cluegym`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        print(exc.message, file=sys.stderr)
+        raise
 
 
 if __name__ == "__main__":

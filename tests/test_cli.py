@@ -27,7 +27,7 @@ def test_make_agent_errors_list_what_exists():
         make_agent("nosuch", game="decrypto", seat="alice", action_space=env.action_space("alice"))
     with pytest.raises(AgentSpecError, match="no parameter kk; accepted: .*k=16"):
         make_agent("glove:kk=3", game="decrypto", seat="alice", action_space=env.action_space("alice"))
-    with pytest.raises(AgentSpecError, match="not a valid"):
+    with pytest.raises(AgentSpecError, match="k='many': expected int"):
         make_agent("glove:k=many", game="decrypto", seat="alice", action_space=env.action_space("alice"))
     agent = make_agent("glove:k=4", game="decrypto", seat="alice", action_space=env.action_space("alice"))
     assert agent.k == 4 and agent.embedding == "glove"

@@ -72,9 +72,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     except (AgentSpecError, ValueError, FileNotFoundError, ImportError) as exc:
         raise SystemExit(f"cluegym train: error: {exc}")
     metric = summary["metric"]
-    print(f"\n{args.game}/{args.seat}: {args.algo}, {summary['steps']} env steps, "
+    print(f"\n{args.game}/{args.seat}: {args.algo}, {summary['steps_trained']:,} env steps, "
           f"{summary['train_minutes']:.1f} min training")
-    rows = {"untrained": summary["untrained"][metric], "trained": summary["final"][metric],
+    if summary["steps_rounding"]:
+        print(f"--steps {summary['steps_rounding']}")
+    # "trained" is policy.zip itself, evaluated after the last update.
+    rows = {"untrained": summary["untrained"][metric], "trained (policy.zip)": summary["final"][metric],
             **{f"baseline {k}": v for k, v in summary["baselines"].items()}}
     print(f"{metric} on {config.eval_games} evaluation games (seed {config.eval_seed}):")
     print(format_metrics(rows))

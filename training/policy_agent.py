@@ -69,7 +69,8 @@ def save_policy(model: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
     return model_path
 
 
-_LOADED: dict[tuple[str, float], tuple[Any, dict[str, Any]]] = {}
+#: Loaded policies by (resolved path, mtime in ns, size): a file saved again reloads.
+_LOADED: dict[tuple[str, int, int], tuple[Any, dict[str, Any]]] = {}
 
 
 def load_policy(path: str | Path) -> tuple[Any, dict[str, Any]]:
@@ -82,7 +83,8 @@ def load_policy(path: str | Path) -> tuple[Any, dict[str, Any]]:
     for p in (model_path, meta_path):
         if not p.is_file():
             raise FileNotFoundError(f"policy file {str(p)!r} does not exist (a policy is a .zip with its .json)")
-    key = (str(model_path.resolve()), model_path.stat().st_mtime)
+    stat = model_path.stat()
+    key = (str(model_path.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in _LOADED:
         metadata = json.loads(meta_path.read_text())
         model = algorithm_class(metadata["algo"]).load(str(model_path), device="cpu")

@@ -7,14 +7,20 @@ masks; ``ppo``/``a2c``/``dqn`` where masks are not needed), and while it learns:
 - every ``snapshot_every`` env steps saves a frozen snapshot and adds it to the opponent
   pools of seats with the learner's role (``selfplay=True``; symmetric games such as
   Undercover; Decrypto's three seats all differ, so there snapshots only serve as checkpoints);
-- every ``eval_every`` steps saves a checkpoint and evaluates it as a cluegym agent
-  (``ppo:path=...``) in a seeded match against fixed baselines, the same games each time;
-  step 0 (the untrained policy) is evaluated too;
+- at the first update boundary after every ``eval_every`` steps saves a checkpoint and
+  evaluates it as a cluegym agent (``ppo:path=...``) in a seeded match against fixed
+  baselines, the same games each time; step 0 (the untrained policy) is evaluated too, and
+  each point records the exact env steps its policy was trained on;
+- after the last update saves ``policy.zip`` + ``policy.json``, loads it back and evaluates
+  that file on the same games: the curve's last point and the summary's ``final``;
+- trains whole rollouts (PPO family) or whole ``train_freq`` collections (DQN), so ``steps``
+  is rounded up to that granularity; the rounding is printed and recorded
+  (``steps_requested``, ``steps_trained`` = ``model.num_timesteps``, ``steps_rounding``);
 - logs to CSV (``progress.csv``, SB3's logger; TensorBoard too when the ``tensorboard``
   package is installed and asked for), with the unshaped game return always logged as
   ``rollout/game_return_mean`` next to SB3's (possibly shaped) ``rollout/ep_rew_mean``;
 - writes ``eval.csv``, a learning-curve PNG (``curve.png``, with the baselines' level as
-  dashed lines) and ``summary.json``; the final policy is ``policy.zip`` + ``policy.json``.
+  dashed lines) and ``summary.json``.
 
 Example:
     >>> cfg = TrainConfig("decrypto", "eve", steps=30_000, opponents={"alice": ["glove:k=16"], "bob": ["glove"]},
@@ -35,6 +41,8 @@ from typing import Any
 import numpy as np
 
 import cluegym
+from cluegym.training.schedule import (global_rng_kept, rounded_steps, same_parameters, steps_rounding,
+                                       update_granularity)
 
 __all__ = ["TrainConfig", "DEFAULT_ALGO_KWARGS", "train", "evaluate_policy", "evaluate_agent", "plot_curve",
            "report_table"]
@@ -59,7 +67,8 @@ class TrainConfig:
     Attributes:
         game, seat: what to learn.
         algo: ``maskable_ppo`` (default), ``ppo``, ``a2c`` or ``dqn``.
-        steps: total learner env steps (decisions).
+        steps: learner env steps (decisions) to train; rounded up to the algorithm's update
+            granularity (:func:`~cluegym.training.schedule.update_granularity`), as the run says.
         n_envs: parallel envs; ``vec`` ``"dummy"`` (one process) or ``"subproc"``.
         opponents: seat -> agent specs forming its pool (default: the game's DEFAULT_AGENTS).
         selfplay: put learner snapshots into same-role seats' pools.
@@ -217,13 +226,29 @@ def report_table(summary: dict[str, Any], learner: str, baselines: dict[str, str
     return table
 
 
+def _evaluation_row(config: TrainConfig, task: Any, path: Path, steps: int, minutes: float) -> dict[str, Any]:
+    """One curve point: the saved policy at ``path`` played on the evaluation games."""
+    metrics = evaluate_policy(config, path, task=task)
+    row = {"steps": steps, "train_minutes": minutes,
+           **{k: v for k, v in metrics.items() if isinstance(v, (int, float))}}
+    if config.progress:
+        print(f"[{config.game}/{config.seat}] step {steps:>7}  {task.metric_name} {row[task.metric_name]:.3f}"
+              f"  ({minutes:.1f} min training)", flush=True)
+    return row
+
+
 def _callback(config: TrainConfig, task: Any, out: Path, rows: list[dict[str, Any]], clock: "_Clock") -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
     from cluegym.training.policy_agent import save_policy
 
     class TrainingCallback(BaseCallback):
-        """Snapshots into the pool, periodic evaluation, unshaped-return logging."""
+        """Snapshots into the pool, periodic evaluation, unshaped-return logging.
+
+        Evaluations run at the start of a rollout, when every step collected so far has gone
+        into an update (SB3 calls ``_on_rollout_end`` before the update, and ``_on_step``
+        mid-rollout): a point labelled N steps is the policy trained on exactly N steps.
+        """
 
         def __init__(self) -> None:
             super().__init__()
@@ -232,22 +257,22 @@ def _callback(config: TrainConfig, task: Any, out: Path, rows: list[dict[str, An
 
         def evaluate(self) -> None:
             began = time.perf_counter()
-            minutes = clock() / 60.0
             steps = int(self.num_timesteps)
-            path = save_policy(self.model, out / "checkpoints" / f"step_{steps}", _metadata(config, steps))
-            metrics = evaluate_policy(config, path, task=task)
-            row = {"steps": steps, "train_minutes": minutes,
-                   **{k: v for k, v in metrics.items() if isinstance(v, (int, float))}}
+            with global_rng_kept():
+                path = save_policy(self.model, out / "checkpoints" / f"step_{steps}", _metadata(config, steps))
+                row = _evaluation_row(config, task, path, steps, clock() / 60.0)
             rows.append(row)
-            if self.logger is not None:
-                self.logger.record(f"eval/{task.metric_name}", row[task.metric_name])
-            if config.progress:
-                print(f"[{config.game}/{config.seat}] step {steps:>7}  {task.metric_name} {row[task.metric_name]:.3f}"
-                      f"  ({row['train_minutes']:.1f} min training)", flush=True)
+            self.logger.record(f"eval/{task.metric_name}", row[task.metric_name])
             clock.pause(time.perf_counter() - began)  # evaluation time is not training time
 
         def _on_training_start(self) -> None:
             if not rows:
+                self.evaluate()
+
+        def _on_rollout_start(self) -> None:
+            if self.num_timesteps >= self.next_eval:
+                # The next multiple of eval_every: one evaluation per boundary, however long the rollouts.
+                self.next_eval = (self.num_timesteps // config.eval_every + 1) * config.eval_every
                 self.evaluate()
 
         def _on_step(self) -> bool:
@@ -256,9 +281,6 @@ def _callback(config: TrainConfig, task: Any, out: Path, rows: list[dict[str, An
                 path = save_policy(self.model, out / "snapshots" / f"step_{self.num_timesteps}",
                                    _metadata(config, int(self.num_timesteps)))
                 self.training_env.env_method("add_snapshot", str(path))
-            if self.num_timesteps >= self.next_eval:
-                self.next_eval += config.eval_every
-                self.evaluate()
             return True
 
         def _on_rollout_end(self) -> None:
@@ -287,12 +309,16 @@ def train(config: TrainConfig) -> dict[str, Any]:
     """Run one training (see the module docstring); returns the run summary.
 
     Returns:
-        ``{"policy": path, "metric": name, "curve": [...], "final": metrics, "baselines":
-        {spec: value}, "train_minutes", "steps", "config"}`` (also written to ``summary.json``).
+        ``{"policy": path, "metric": name, "curve": [...], "final": metrics, "untrained": metrics,
+        "baselines": {spec: value}, "train_minutes", "steps", "steps_requested", "steps_trained",
+        "steps_rounding", "config"}`` (also written to ``summary.json``). ``final`` is the last
+        curve point: ``policy.zip`` evaluated after the last update; ``steps`` =
+        ``steps_trained`` = ``model.num_timesteps``; ``steps_rounding`` says how
+        ``steps_requested`` became it (None when equal).
     """
     from stable_baselines3.common.logger import configure
 
-    from cluegym.training.policy_agent import algorithm_class, save_policy
+    from cluegym.training.policy_agent import algorithm_class, load_policy, save_policy
     from cluegym.wrappers.selfplay import PolicyPool, make_vec_env
     from cluegym.wrappers.shaping import PotentialShaping
 
@@ -343,6 +369,15 @@ def train(config: TrainConfig) -> dict[str, Any]:
         formats.append("tensorboard")
     model.set_logger(configure(str(out), formats))
 
+    granularity, rule = update_granularity(model)
+    if config.progress:
+        expected = rounded_steps(config.steps, granularity)
+        if expected != config.steps:
+            print(f"[{config.game}/{config.seat}] steps {steps_rounding(config.steps, expected, rule)}", flush=True)
+        if config.algo == "dqn" and model.learning_starts >= expected:
+            print(f"[{config.game}/{config.seat}] warning: learning_starts={model.learning_starts:,} >= {expected:,} "
+                  f"steps: the policy is never updated", flush=True)
+
     rows: list[dict[str, Any]] = []
     clock = _Clock()
     callback = _callback(config, task, out, rows, clock)
@@ -351,10 +386,19 @@ def train(config: TrainConfig) -> dict[str, Any]:
     train_seconds = clock()
     env.close()
     final_steps = int(model.num_timesteps)
-    policy_path = save_policy(model, out / "policy", _metadata(config, final_steps))
-    if not rows or rows[-1]["steps"] != final_steps:
-        callback.evaluate()
-    final = dict(rows[-1])
+
+    # The headline is the saved file, after the last update: save, load it back, evaluate that.
+    metadata = _metadata(config, final_steps)
+    policy_path = save_policy(model, out / "policy", metadata)
+    save_policy(model, out / "checkpoints" / f"step_{final_steps}", metadata)
+    saved, _ = load_policy(policy_path)
+    if not same_parameters(model, saved):
+        raise RuntimeError(f"{policy_path} does not hold the trained parameters (stale load cache?)")
+    final = _evaluation_row(config, task, policy_path, final_steps, train_seconds / 60.0)
+    rows.append(final)
+    model.logger.record(f"eval/{task.metric_name}", final[task.metric_name])
+    model.logger.dump(final_steps)
+    rounding = steps_rounding(config.steps, final_steps, rule)
 
     with (out / "eval.csv").open("w", newline="") as fh:
         keys = list(dict.fromkeys(k for r in rows for k in r))
@@ -366,7 +410,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
     summary = {
         "policy": str(policy_path), "metric": task.metric_name, "curve": rows, "final": final,
         "untrained": rows[0], "baselines": baselines, "train_minutes": train_seconds / 60.0,
-        "steps": final_steps, "config": asdict(config),
+        "steps": final_steps, "steps_requested": config.steps, "steps_trained": final_steps,
+        "steps_rounding": rounding, "config": asdict(config),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     return summary

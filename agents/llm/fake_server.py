@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import threading
 import time
@@ -96,8 +97,9 @@ class FakeChatServer:
         return self
 
     def stop(self) -> None:
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._loop is not None and self._thread is not None and self._thread.is_alive():
+            with contextlib.suppress(RuntimeError):  # the loop may have closed meanwhile
+                self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:
             self._thread.join(10)
 
@@ -112,6 +114,7 @@ class FakeChatServer:
         asyncio.set_event_loop(self._loop)
         self._server = self._loop.run_until_complete(asyncio.start_server(self._handle, self.host, self.port, backlog=1024))
         self.port = self._server.sockets[0].getsockname()[1]
+        self._started(self._loop)
         self._ready.set()
         try:
             self._loop.run_forever()
@@ -122,6 +125,9 @@ class FakeChatServer:
                 task.cancel()
             self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             self._loop.close()
+
+    def _started(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Called in the server thread once it listens (subclasses schedule their limits here)."""
 
     async def serve_forever(self) -> None:
         """Serve in the current event loop until cancelled (the ``python -m`` entry point)."""
@@ -140,7 +146,7 @@ class FakeChatServer:
                 method, path, _ = (lines[0].split(" ") + ["", ""])[:3]
                 headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
                 body = await reader.readexactly(int(headers.get("content-length", "0") or 0))
-                if not await self._respond(method, path, headers, body, writer):
+                if not await self._respond(method, path, headers, body, reader, writer):
                     break
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError, asyncio.CancelledError):
             pass  # client went away, or the server is stopping
@@ -148,7 +154,8 @@ class FakeChatServer:
             writer.close()
 
     async def _respond(self, method: str, path: str, headers: dict[str, str], body: bytes,
-                       writer: asyncio.StreamWriter) -> bool:
+                       reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Answer one request; False closes the connection."""
         if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
             await self._send(writer, 404, json.dumps({"error": {"message": f"no route {method} {path}"}}))
             return True
@@ -181,16 +188,7 @@ class FakeChatServer:
             if mode == "empty":
                 await self._send(writer, 200, json.dumps({"id": "x", "object": "chat.completion", "choices": []}))
                 return True
-            text = self.reply(request)
-            prompt_chars = len(json.dumps(request.get("messages", [])))
-            payload = {
-                "id": f"chatcmpl-{index}", "object": "chat.completion", "created": int(time.time()),
-                "model": request.get("model", "fake"),
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text) // 4,
-                          "total_tokens": prompt_chars // 4 + len(text) // 4},
-            }
-            await self._send(writer, 200, json.dumps(payload))
+            await self._send(writer, 200, completion_body(request, self.reply(request), index))
             return True
         finally:
             self.in_flight -= 1
@@ -199,12 +197,33 @@ class FakeChatServer:
     async def _send(writer: asyncio.StreamWriter, status: int, body: str, extra: dict[str, str] | None = None,
                     content_type: str = "application/json") -> None:
         data = body.encode()
-        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests"}.get(status, "Error")
-        head = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {content_type}", f"Content-Length: {len(data)}",
-                "Connection: keep-alive"]
-        head += [f"{k}: {v}" for k, v in (extra or {}).items()]
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+        writer.write(response_head(status, len(data), extra, content_type) + data)
         await writer.drain()
+
+
+def response_head(status: int, length: int, extra: dict[str, str] | None = None,
+                  content_type: str = "application/json") -> bytes:
+    """The status line and headers of an HTTP/1.1 response with a body of ``length`` bytes."""
+    reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+              429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}.get(status, "Error")
+    head = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {content_type}", f"Content-Length: {length}",
+            "Connection: keep-alive"]
+    head += [f"{k}: {v}" for k, v in (extra or {}).items()]
+    return ("\r\n".join(head) + "\r\n\r\n").encode()
+
+
+def completion_body(request: dict[str, Any], text: str, index: int = 0) -> str:
+    """The JSON body of a chat completion answering ``request`` with ``text`` (usage counted
+    as characters / 4)."""
+    prompt_chars = len(json.dumps(request.get("messages", [])))
+    payload = {
+        "id": f"chatcmpl-{index}", "object": "chat.completion", "created": int(time.time()),
+        "model": request.get("model", "fake"),
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text) // 4,
+                  "total_tokens": prompt_chars // 4 + len(text) // 4},
+    }
+    return json.dumps(payload)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,5 +1,12 @@
 """Shared machinery for every cluegym game: the AEC adapter, spaces, text checks, records.
 
+Text from other seats: every free-text action is cleaned by the adapter before the game sees
+it (controls and line breaks removed, whitespace collapsed, :func:`.text.clean_text`),
+rejected when longer than its ``Text`` space allows, and shown in any other seat's prompt
+only through :func:`.text.quote_text` (one escaped, double-quoted string), so it can never
+pose as game-master text. See :mod:`.text` for the rule and :mod:`.record` for strict-JSON,
+replayable records; :meth:`.base.ClueGameEnv.forfeit` gives up a seat's decision.
+
 Names load lazily so that a game's pure ``rules.py`` can import :mod:`.text` without
 pulling in gymnasium or PettingZoo.
 """
@@ -12,7 +19,8 @@ from typing import Any
 _EXPORTS = {
     "ClueGameEnv": "base", "wrap": "base",
     "ReplayMismatch": "record", "digest": "record", "replay": "record", "replay_env": "record",
-    "to_jsonable": "record", "transcript": "record",
+    "to_jsonable": "record", "transcript": "record", "encode_action": "record", "decode_action": "record",
+    "clean_action_text": "spaces", "clean_text": "text", "quote_text": "text", "describe": "text",
     "int_box": "spaces", "mask_space": "spaces", "pad_texts": "spaces", "text_space": "spaces",
     "text_tuple": "spaces",
     "read_word_list": "data", "shipped_word_list": "data", "word_list_option": "data",

@@ -2,8 +2,14 @@
 
 :class:`ClueGameEnv` holds the boilerplate once: agent selection, rewards and their
 accumulation, terminations and dead steps, seeding (one ``np.random.Generator`` per game),
-validation of every action with retries and clear reasons in ``infos[agent]["error"]``, a
-documented fallback after ``max_retries`` rejections, and a JSON game record that replays.
+text hygiene of every free-text action (see :mod:`cluegym.envs.core.text`), validation of
+every action with retries and clear reasons in ``infos[agent]["error"]``, a documented
+fallback after ``max_retries`` rejections or a :meth:`~ClueGameEnv.forfeit`, and a strict-JSON
+game record that replays (see :mod:`cluegym.envs.core.record`).
+
+``env.step`` never raises for any action value (only PettingZoo's own misuse errors, e.g. a
+step before ``reset`` or a non-None action for a finished seat): whatever the game's checks
+cannot read is rejected as a malformed action.
 
 A game subclasses it and fills in a few hooks (Pgx style)::
 
@@ -13,10 +19,19 @@ A game subclasses it and fills in a few hooks (Pgx style)::
         def _to_move(self): ...                      # seat to act, None when over
         def _observe(self, agent): ...               # observation dict with "prompt"
         def _check_action(self, agent, action): ...  # -> (normalized action, error or None)
+                                                     #    (Text entries arrive already cleaned)
         def _fallback_action(self, agent): ...       # -> (action, description)
         def _apply_action(self, agent, action): ...  # -> events (JSON) of this move
         def _final_rewards(self): ...                # -> reward per seat at game end
         def _result(self): ...                       # -> JSON outcome for metrics
+
+Optional hooks: ``_bare_text_key`` (the Dict entry a bare string stands for),
+``_step_rewards``, ``_info``, ``_action_mask``, ``_render_text``. The game's checks must be
+the only parse of an action: ``_apply_action`` gets the normalized action and must not fail
+on it, and the normalized action must be plain JSON (it is what a record replays when the
+submitted one is not). A game whose fallback keeps the valid parts of the last rejected
+action sets ``self._rejected_parts`` (plain JSON) in ``_check_action`` and reads it in
+``_fallback_action``; the adapter clears it before each check and records it for replay.
 
 Example:
     >>> env = cluegym.make("decrypto")
@@ -36,7 +51,15 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from cluegym.envs.core.record import digest, to_jsonable
+from cluegym.envs.core.options import check_init_options
+from cluegym.envs.core.record import (
+    RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
+)
+from cluegym.envs.core.spaces import clean_action_text
+from cluegym.envs.core.text import clean_text
+
+#: Longest forfeit reason kept in a record (longer ones are clipped).
+FORFEIT_REASON_MAX_CHARS = 2000
 
 
 class ClueGameEnv(AECEnv):
@@ -57,6 +80,12 @@ class ClueGameEnv(AECEnv):
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
     #: Registered versioned id, e.g. ``"decrypto_v0"``.
     game_id: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every game's options are checked and coerced against its __init__ signature before
+        # the body runs, on every construction path (raw_env, env, cluegym.make, the class).
+        super().__init_subclass__(**kwargs)
+        check_init_options(cls)
 
     def __init__(
         self,
@@ -89,6 +118,8 @@ class ClueGameEnv(AECEnv):
         self._steps: list[dict[str, Any]] = []
         self._retries: dict[str, int] = {}
         self._counters: dict[str, int] = {}
+        #: What the last rejected action left for the fallback (set by the game's checks).
+        self._rejected_parts: Any = None
 
     # ------------------------------------------------------------------ hooks
     def _new_game(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
@@ -116,8 +147,13 @@ class ClueGameEnv(AECEnv):
         raise NotImplementedError
 
     def _fallback_action(self, agent: str) -> tuple[Any, str]:
-        """The action applied after too many rejections, and a description of it."""
+        """The action applied after too many rejections (or a forfeit), and a description of it."""
         raise NotImplementedError
+
+    def _bare_text_key(self, agent: str) -> str | None:
+        """The ``Dict`` action entry a bare string stands for now (e.g. ``"utterance"``), so
+        it is cleaned like that entry; None when the game does not take a bare string."""
+        return None
 
     def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
         """Apply a valid action to the rules state; return this move's events (JSON)."""
@@ -140,9 +176,10 @@ class ClueGameEnv(AECEnv):
         return ""
 
     def action_from_json(self, agent: str, action: Any) -> Any:
-        """Rebuild an action from its JSON form in a record (lists back to tuples)."""
-        space = self.action_spaces[agent]
-        if isinstance(space, gymnasium.spaces.Tuple) and isinstance(action, list):
+        """Rebuild an action from its JSON form in a record (tags decoded, see
+        :func:`~cluegym.envs.core.record.decode_action`; a ``Tuple`` action's list back to a tuple)."""
+        action = decode_action(action)
+        if isinstance(self.action_spaces[agent], gymnasium.spaces.Tuple) and isinstance(action, list):
             return tuple(action)
         return action
 
@@ -169,8 +206,9 @@ class ClueGameEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._retries = {a: 0 for a in self.agents}
-        self._counters = {"invalid_actions": 0, "fallbacks": 0}
+        self._counters = {"invalid_actions": 0, "fallbacks": 0, "forfeits": 0}
         self._steps = []
+        self._rejected_parts = None
         self._skip_agent_selection = None
         self._new_game(self.rng, options)
         self._refresh_infos()
@@ -183,42 +221,103 @@ class ClueGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        obs_digest = self._begin_decision(agent)
+        normalized, error = self._validate(agent, action)
+        top_tuple = isinstance(self.action_spaces[agent], gymnasium.spaces.Tuple)
+        recorded = record_action(action, normalized, error, top_tuple=top_tuple, rejected_parts=self._rejected_parts)
+        entry: dict[str, Any] = {"agent": agent, "action": recorded, "obs": obs_digest}
+        if error is None:
+            self._finish_move(agent, normalized, entry, {})
+            return
+        self._retries[agent] += 1
+        self._counters["invalid_actions"] += 1
+        entry["error"] = error
+        if self._retries[agent] <= self.max_retries:
+            self._steps.append(entry)
+            self._refresh_infos()
+            self.infos[agent].update(
+                error=error,
+                rejected_action=entry["action"],
+                retries_left=self.max_retries - self._retries[agent] + 1,
+            )
+            self._accumulate_rewards()
+            return
+        normalized, fallback_note = self._fallback_action(agent)
+        self._counters["fallbacks"] += 1
+        entry["fallback"] = {"action": to_jsonable(normalized), "reason": fallback_note}
+        self._finish_move(agent, normalized, entry, {"error": error, "fallback": fallback_note})
+
+    def forfeit(self, reason: str) -> None:
+        """The seat to move gives up its current decision (e.g. its agent failed).
+
+        The game's fallback applies at once, exactly as after ``max_retries`` rejections; the
+        step is recorded with ``"action": None``, ``"forfeit": reason`` and the fallback, and
+        counted in ``counters["forfeits"]`` and ``counters["fallbacks"]``;
+        ``infos[seat]`` gets ``forfeit`` and ``fallback``. :func:`~cluegym.envs.core.record.replay`
+        forfeits the same steps again.
+
+        Args:
+            reason: why the seat gave up (kept in the record, clipped to
+                :data:`FORFEIT_REASON_MAX_CHARS` characters).
+
+        Raises:
+            RuntimeError: before ``reset`` or when no decision is pending (the game is over
+                or the selected seat is done).
+
+        Example:
+            >>> env.unwrapped.forfeit("agent error: TimeoutError: no reply in 60 s")
+        """
+        agent = getattr(self, "agent_selection", None)
+        terminations, truncations = getattr(self, "terminations", {}), getattr(self, "truncations", {})
+        if agent is None or self._seed is None:
+            raise RuntimeError("forfeit() needs a game in progress: call reset() first")
+        if agent not in terminations or terminations[agent] or truncations.get(agent):
+            raise RuntimeError(f"forfeit(): {agent!r} has no decision to give up (its game is over)")
+        reason = _reason_text(reason)
+        obs_digest = self._begin_decision(agent)
+        normalized, fallback_note = self._fallback_action(agent)
+        self._counters["forfeits"] += 1
+        self._counters["fallbacks"] += 1
+        entry: dict[str, Any] = {
+            "agent": agent, "action": None, "forfeit": reason, "obs": obs_digest,
+            "fallback": {"action": to_jsonable(normalized), "reason": fallback_note},
+        }
+        self._finish_move(agent, normalized, entry, {"forfeit": reason, "fallback": fallback_note})
+
+    def _begin_decision(self, agent: str) -> str | None:
+        """Clear last step's rewards; the digest of the observation ``agent`` decides on."""
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        obs_digest = digest(self._observe(agent)) if self.record_observations else None
+        return digest(self._observe(agent)) if self.record_observations else None
+
+    def _validate(self, agent: str, action: Any) -> tuple[Any, str | None]:
+        """Clean the action's text, then run the game's checks; never raises."""
+        self._rejected_parts = None
+        # Exact type checks: isinstance() may run a hostile value's __class__ property.
+        if type(action) is RecordedRejection:
+            self._rejected_parts = action.parts
+            return None, action.error
+        if type(action) is RecordedAcceptance:
+            return action.action, None
         try:
-            normalized, error = self._check_action(agent, action)
+            cleaned, error = clean_action_text(self.action_spaces[agent], action, self._bare_text_key(agent))
+            if error is not None:
+                return None, error
+            return self._check_action(agent, cleaned)
         except Exception as exc:  # noqa: BLE001 - a malformed action must never crash the env
-            normalized, error = None, f"malformed action ({type(exc).__name__}: {exc})"
-        entry: dict[str, Any] = {"agent": agent, "action": to_jsonable(action), "obs": obs_digest}
-        fallback_note = None
-        if error is not None:
-            self._retries[agent] += 1
-            self._counters["invalid_actions"] += 1
-            entry["error"] = error
-            if self._retries[agent] <= self.max_retries:
-                self._steps.append(entry)
-                self._refresh_infos()
-                self.infos[agent].update(
-                    error=error,
-                    rejected_action=to_jsonable(action),
-                    retries_left=self.max_retries - self._retries[agent] + 1,
-                )
-                self._accumulate_rewards()
-                return
-            normalized, fallback_note = self._fallback_action(agent)
-            self._counters["fallbacks"] += 1
-            entry["fallback"] = {"action": to_jsonable(normalized), "reason": fallback_note}
+            return None, f"malformed action ({_exception_text(exc)})"
+
+    def _finish_move(self, agent: str, action: Any, entry: dict[str, Any], info: dict[str, Any]) -> None:
+        """Apply an accepted (or fallback) action, record the step, pass the turn."""
         self._retries[agent] = 0
-        events = self._apply_action(agent, normalized)
+        events = self._apply_action(agent, action)
         entry["events"] = to_jsonable(events)
         self._steps.append(entry)
         for seat, reward in self._step_rewards(events).items():
             self.rewards[seat] += float(reward)
         next_agent = self._to_move()
         self._refresh_infos()
-        if fallback_note is not None:
-            self.infos[agent].update(error=error, fallback=fallback_note)
+        self.infos[agent].update(info)
         if next_agent is None:
             for seat, reward in self._final_rewards().items():
                 self.rewards[seat] += float(reward)
@@ -271,10 +370,45 @@ class ClueGameEnv(AECEnv):
         return record
 
 
+def _exception_text(exc: BaseException) -> str:
+    """``"TypeError: ..."`` on one line, clipped; never raises."""
+    try:
+        text = f"{type(exc).__name__}: {exc}"
+    except Exception:  # noqa: BLE001 - an exception whose str() raises still has a type
+        text = type(exc).__name__
+    return clean_text(text[:500])[:200]
+
+
+def _reason_text(reason: Any) -> str:
+    """A forfeit reason as text, clipped; never raises."""
+    try:
+        text = reason if isinstance(reason, str) else str(reason)
+        text = str.__str__(text)
+    except Exception:  # noqa: BLE001 - a reason whose str() raises is named by its type
+        text = f"unprintable {type(reason).__name__}"
+    return text[:FORFEIT_REASON_MAX_CHARS]
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcement, with :meth:`forfeit` passed through as a step.
+
+    ``env.forfeit(reason)`` on the wrapped env counts as the seat's move inside
+    ``env.agent_iter()`` (``env.unwrapped.forfeit`` works too, in a loop over
+    ``env.agent_selection``: PettingZoo's iterator insists on a wrapper call between seats).
+    """
+
+    def forfeit(self, reason: str) -> None:
+        """See :meth:`ClueGameEnv.forfeit`."""
+        if not self._has_reset:
+            raise RuntimeError("forfeit() needs a game in progress: call reset() first")
+        self.env.forfeit(reason)
+        self._has_updated = True
+
+
 def wrap(env: AECEnv) -> AECEnv:
     """PettingZoo's standard checks: out-of-bounds and order enforcement.
 
     cluegym validates actions itself (invalid ones are rejected with a reason, not a crash),
     so no ``TerminateIllegalWrapper`` is applied.
     """
-    return wrappers.OrderEnforcingWrapper(env)
+    return OrderEnforcingWrapper(env)

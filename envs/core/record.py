@@ -1,38 +1,297 @@
 """JSON game records: every step of a game, enough to replay it exactly.
 
 A record holds the game id, its config, the reset seed, and per step: the seat, the action as
-submitted (JSON), whether it was rejected (and why), any fallback, and a digest of the
-observation the seat acted on. :func:`replay` re-runs a record and checks every digest.
+submitted (JSON), whether it was rejected (and why), any fallback or forfeit, and a digest of
+the observation the seat acted on. :func:`replay` re-runs a record and checks every digest.
+
+Records are strict JSON (``json.dumps(record, allow_nan=False)`` works). Values JSON cannot
+hold are tagged, so that an action replays to the same outcome: ``{"$float": "nan"}``,
+``{"$int": "0x..."}`` (beyond Python's int-to-text limit), ``{"$tuple": [...]}``,
+``{"$set": [...]}``, ``{"$bytes": "<base64>"}``, ``{"$complex": [re, im]}``,
+``{"$ndarray": {"dtype", "shape", "data"}}``, ``{"$dict": [[key, value], ...]}`` (non-text or
+``$`` keys). An action no tag can rebuild (an arbitrary object, a cycle, nesting deeper than
+:data:`MAX_DEPTH`, more than :data:`MAX_NODES` values or :data:`MAX_CHARS` characters) is
+recorded by its outcome: ``{"$rejected": {"type", "value", "error"}}`` replays as the same
+rejection, ``{"$accepted": <the action the game applied>}`` as the same move.
 
 Example:
     >>> record = env.unwrapped.game_record()
-    >>> json.dump(record, open("game.json", "w"))
-    >>> replay(record)["result"] == record["result"]
+    >>> json.dump(record, open("game.json", "w"), allow_nan=False)
+    >>> replay(record) == record
     True
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from cluegym.envs.core.text import describe, type_name
+
+#: Deepest nesting an action is recorded faithfully at.
+MAX_DEPTH = 64
+#: Most values (containers and scalars) in a faithfully recorded action.
+MAX_NODES = 10_000
+#: Most characters (text and bytes) in a faithfully recorded action.
+MAX_CHARS = 100_000
+_SCALAR_TYPES = (bool, int, float, complex, str, bytes)
+_ARRAY_KINDS = "biufcUS"
+
+
+@dataclass(frozen=True)
+class RecordedRejection:
+    """The replay form of a rejected action that JSON cannot hold: rejected with ``error``,
+    leaving ``parts`` for the game's fallback (see ``ClueGameEnv._rejected_parts``)."""
+
+    error: str
+    type: str = "object"
+    value: str = ""
+    parts: Any = None
+
+
+@dataclass(frozen=True)
+class RecordedAcceptance:
+    """The replay form of an accepted action that JSON cannot hold: ``action`` is what the
+    game applied (its normalized action), applied again as is."""
+
+    action: Any
+
+
+class _Unfaithful(Exception):
+    """The value has no faithful JSON form."""
+
+
+def _finite_or_tag(value: float) -> Any:
+    if math.isfinite(value):
+        return value
+    return {"$float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+
+
+def _int_or_tag(value: int) -> Any:
+    try:
+        int.__repr__(value)
+    except ValueError:  # beyond sys.get_int_max_str_digits(): JSON text cannot hold it
+        return {"$int": hex(value)}
+    return value
+
 
 def to_jsonable(value: Any) -> Any:
-    """Convert numpy scalars/arrays, tuples and nested containers into plain JSON types."""
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, (str, int, float, bool)) or value is None:
+    """Convert numpy scalars/arrays, tuples, sets and nested containers into strict JSON.
+
+    Never raises: non-finite floats and huge integers are tagged (see the module docstring),
+    bytes and complex numbers too, anything else becomes a short text (its ``repr``, or a
+    description when that fails); a cycle becomes ``"<cycle>"`` and nesting deeper than
+    :data:`MAX_DEPTH` ``"<too deep>"``.
+    """
+    try:
+        return _plain(value, 0, set())
+    except Exception:  # noqa: BLE001 - a record must never fail to be written
+        return describe(value)
+
+
+def _plain(value: Any, depth: int, path: set[int]) -> Any:  # noqa: PLR0911, PLR0912
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
         return value
-    return repr(value)
+    if kind is int:
+        return _int_or_tag(value)
+    if kind is float:
+        return _finite_or_tag(value)
+    if isinstance(value, np.generic):
+        return _plain(value.item(), depth, path)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):  # an int subclass (IntEnum, ...): its plain value
+        return _int_or_tag(int.__int__(value))
+    if isinstance(value, float):
+        return _finite_or_tag(float.__float__(value))
+    if isinstance(value, complex):
+        return {"$complex": [_finite_or_tag(value.real), _finite_or_tag(value.imag)]}
+    if isinstance(value, (bytes, bytearray)):
+        return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
+    if depth >= MAX_DEPTH:
+        return "<too deep>"
+    if id(value) in path:
+        return "<cycle>"
+    path.add(id(value))
+    try:
+        if isinstance(value, dict):
+            return {_key_text(k): _plain(v, depth + 1, path) for k, v in dict.items(value)}
+        if isinstance(value, (list, tuple)):
+            return [_plain(v, depth + 1, path) for v in value]
+        if isinstance(value, (set, frozenset)):
+            items = [_plain(v, depth + 1, path) for v in value]
+            return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
+        if isinstance(value, np.ndarray):
+            return _plain(value.tolist(), depth, path)
+    finally:
+        path.discard(id(value))
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a raising __repr__ still leaves a trace
+        return describe(value)
+    return text if isinstance(text, str) and len(text) <= 200 else describe(value)
+
+
+def _key_text(key: Any) -> str:
+    if type(key) is str:
+        return key
+    plain = _plain(key, MAX_DEPTH - 1, set())
+    return plain if isinstance(plain, str) else json.dumps(plain, sort_keys=True)
+
+
+def encode_action(action: Any, *, top_tuple: bool = False) -> tuple[Any, bool]:
+    """The faithful JSON form of an action: ``(json, True)``, or ``(None, False)`` when no
+    tag can rebuild it (see the module docstring). :func:`decode_action` inverts it.
+
+    Args:
+        action: the submitted action.
+        top_tuple: the action space is a ``Tuple``: a top-level tuple is written as a plain
+            list (the env's ``action_from_json`` turns it back into a tuple).
+
+    Numpy scalars are written as the Python value they hold (``np.int64(3)`` -> ``3``):
+    the envs treat both alike.
+
+    Example:
+        >>> encode_action({"guess": float("nan")})
+        ({'guess': {'$float': 'nan'}}, True)
+    """
+    budget = [MAX_NODES, MAX_CHARS]
+    try:
+        if top_tuple and type(action) is tuple:
+            return [_faithful(v, 1, set(), budget) for v in action], True
+        return _faithful(action, 0, set(), budget), True
+    except Exception:  # noqa: BLE001 - _Unfaithful, or a hostile value: no faithful form
+        return None, False
+
+
+def _faithful(value: Any, depth: int, path: set[int], budget: list[int]) -> Any:  # noqa: C901, PLR0911, PLR0912
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise _Unfaithful
+    if isinstance(value, np.generic):
+        value = value.item()
+        if type(value) not in _SCALAR_TYPES:
+            raise _Unfaithful
+    kind = type(value)
+    if value is None or kind is bool:
+        return value
+    if kind is int:
+        return _int_or_tag(value)
+    if kind is float:
+        return _finite_or_tag(value)
+    if kind is str:
+        budget[1] -= len(value)
+        if budget[1] < 0:
+            raise _Unfaithful
+        return value
+    if kind is complex:
+        return {"$complex": [_finite_or_tag(value.real), _finite_or_tag(value.imag)]}
+    if kind in (bytes, bytearray):
+        budget[1] -= len(value)
+        if budget[1] < 0:
+            raise _Unfaithful
+        return {f"${kind.__name__}": base64.b64encode(bytes(value)).decode("ascii")}
+    if kind not in (list, tuple, dict, set, frozenset, np.ndarray):
+        raise _Unfaithful
+    if id(value) in path:
+        raise _Unfaithful
+    path.add(id(value))
+    try:
+        if kind is list:
+            return [_faithful(v, depth + 1, path, budget) for v in value]
+        if kind is tuple:
+            return {"$tuple": [_faithful(v, depth + 1, path, budget) for v in value]}
+        if kind is dict:
+            if all(type(k) is str and not k.startswith("$") for k in value):
+                return {k: _faithful(v, depth + 1, path, budget) for k, v in value.items()}
+            return {"$dict": [[_faithful(k, depth + 1, path, budget), _faithful(v, depth + 1, path, budget)]
+                              for k, v in value.items()]}
+        if kind in (set, frozenset):
+            items = [_faithful(v, depth + 1, path, budget) for v in value]
+            return {f"${kind.__name__}": sorted(items, key=lambda v: json.dumps(v, sort_keys=True))}
+        dtype = value.dtype
+        if dtype.kind not in _ARRAY_KINDS or dtype.fields is not None or value.size > MAX_NODES:
+            raise _Unfaithful
+        budget[0] -= int(value.size)
+        return {"$ndarray": {"dtype": dtype.str, "shape": [int(d) for d in value.shape],
+                             "data": _faithful(value.tolist(), depth + 1, path, budget)}}
+    finally:
+        path.discard(id(value))
+
+
+_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def decode_action(data: Any) -> Any:
+    """Rebuild an action from its JSON form (inverts :func:`encode_action`; also turns
+    ``$rejected``/``$accepted`` entries into :class:`RecordedRejection`/:class:`RecordedAcceptance`).
+
+    Example:
+        >>> decode_action({"$set": [1, 2]})
+        {1, 2}
+    """
+    if isinstance(data, list):
+        return [decode_action(v) for v in data]
+    if not isinstance(data, dict):
+        return data
+    if len(data) == 1:
+        (tag, body), = data.items()
+        if tag == "$float" and body in _FLOATS:
+            return _FLOATS[body]
+        if tag == "$int" and isinstance(body, str):
+            return int(body, 16)
+        if tag == "$tuple" and isinstance(body, list):
+            return tuple(decode_action(v) for v in body)
+        if tag in ("$set", "$frozenset") and isinstance(body, list):
+            items = (decode_action(v) for v in body)
+            return set(items) if tag == "$set" else frozenset(items)
+        if tag == "$complex" and isinstance(body, list) and len(body) == 2:
+            return complex(decode_action(body[0]), decode_action(body[1]))
+        if tag in ("$bytes", "$bytearray") and isinstance(body, str):
+            raw = base64.b64decode(body)
+            return raw if tag == "$bytes" else bytearray(raw)
+        if tag == "$dict" and isinstance(body, list):
+            return {decode_action(k): decode_action(v) for k, v in body}
+        if tag == "$ndarray" and isinstance(body, dict):
+            array = np.array(decode_action(body["data"]), dtype=np.dtype(body["dtype"]))
+            return array.reshape(tuple(body["shape"]))
+        if tag == "$rejected" and isinstance(body, dict):
+            return RecordedRejection(
+                str(body.get("error")), str(body.get("type")), str(body.get("value")), decode_action(body.get("parts")),
+            )
+        if tag == "$accepted":
+            return RecordedAcceptance(decode_action(body))
+    return {k: decode_action(v) for k, v in data.items()}
+
+
+def record_action(
+    action: Any, normalized: Any, error: str | None, *, top_tuple: bool = False, rejected_parts: Any = None,
+) -> Any:
+    """The JSON form of a submitted action for a game record (see the module docstring):
+    its faithful form, else its outcome (the normalized action, or the rejection with the
+    ``rejected_parts`` the game kept for its fallback)."""
+    kind = type(action)  # not isinstance(): it may run a hostile value's __class__ property
+    if kind is RecordedRejection:
+        type_text, value_text = action.type, action.value
+    elif kind is not RecordedAcceptance:
+        encoded, faithful = encode_action(action, top_tuple=top_tuple)
+        if faithful:
+            return encoded
+        type_text, value_text = type_name(action), describe(action)
+    if error is not None:
+        body = {"type": type_text, "value": value_text, "error": error}
+        if rejected_parts is not None:
+            body["parts"] = encode_action(rejected_parts)[0]
+        return {"$rejected": body}
+    encoded, faithful = encode_action(normalized, top_tuple=top_tuple)
+    return {"$accepted": encoded if faithful else to_jsonable(normalized)}
 
 
 def digest(observation: Any) -> str:
@@ -89,7 +348,10 @@ def replay_env(record: dict[str, Any], check_digests: bool = True) -> Any:
             got = digest(env.observe(agent))
             if got != step["obs"]:
                 raise ReplayMismatch(f"step {i}: observation of {agent!r} differs from the record")
-        env.step(env.unwrapped.action_from_json(agent, step["action"]))
+        if "forfeit" in step:  # the seat gave up this decision: forfeit it again
+            env.unwrapped.forfeit(step["forfeit"])
+        else:
+            env.step(env.unwrapped.action_from_json(agent, step["action"]))
     return env
 
 

@@ -54,6 +54,7 @@ import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
 from cluegym.envs.core.data import shipped_word_list, word_list_option
+from cluegym.envs.core.text import describe
 from cluegym.envs.decrypto.prompts import full_prompt
 from cluegym.envs.decrypto.rules import (
     PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, DecryptoState, all_codes, format_code, metrics,
@@ -132,7 +133,6 @@ class DecryptoEnv(ClueGameEnv):
         }
         self.state: DecryptoState | None = None
         self.last_turn: dict[str, Any] | None = None
-        self._rejected_hints: tuple[Any, ...] | None = None
 
     def _make_observation_space(self, seat: str) -> gymnasium.spaces.Dict:
         cfg = self.game_config
@@ -159,7 +159,6 @@ class DecryptoEnv(ClueGameEnv):
         fixed = (options or {}).get("keywords")
         self.state = self.rules.new_game(rng, keyword_pool=self.keyword_pool, keywords=fixed)
         self.last_turn = None
-        self._rejected_hints = None
 
     def _to_move(self) -> str | None:
         return self.rules.to_move(self.state)
@@ -195,14 +194,15 @@ class DecryptoEnv(ClueGameEnv):
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         if agent == "alice":
-            self._rejected_hints = None
             error = self.rules.hints_error(action, self.state.keywords)
             if error is not None:
-                self._rejected_hints = tuple(action) if isinstance(action, (list, tuple)) else None
+                if isinstance(action, (list, tuple)) and len(action) == self.game_config.code_length:
+                    # the fallback keeps the valid hints of the last rejected set
+                    self._rejected_parts = [h if type(h) is str else None for h in action]
                 return None, error
             return tuple(str(h) for h in action), None
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            return None, f"a guess must be an integer code index in 0..{len(self.codes) - 1}, got {action!r}"
+            return None, f"a guess must be an integer code index in 0..{len(self.codes) - 1}, got {describe(action)}"
         index = int(action)
         if not 0 <= index < len(self.codes):
             return None, f"code index {index} is out of range 0..{len(self.codes) - 1}"
@@ -213,7 +213,7 @@ class DecryptoEnv(ClueGameEnv):
     def _fallback_action(self, agent: str) -> tuple[Any, str]:
         if agent == "alice":
             k = self.game_config.code_length
-            given = self._rejected_hints if self._rejected_hints and len(self._rejected_hints) == k else (None,) * k
+            given = self._rejected_parts or (None,) * k
             hints = tuple(
                 str(h).strip() if self.rules.hint_error(h, self.state.keywords) is None else PASS_HINT
                 for h in given
@@ -243,9 +243,6 @@ class DecryptoEnv(ClueGameEnv):
 
     def _result(self) -> dict[str, Any]:
         return self.rules.result(self.state)
-
-    def action_from_json(self, agent: str, action: Any) -> Any:
-        return tuple(action) if agent == "alice" and isinstance(action, list) else action
 
     def _render_text(self) -> str:
         state = self.state

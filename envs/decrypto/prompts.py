@@ -4,12 +4,17 @@ The observation's ``"prompt"`` is the whole view of a seat in natural language: 
 (Listing 1), the role's instructions with its worked example (Listings 2-4), a summary of
 every past turn (code, hints, both guesses, hint history per keyword, code history, token
 counts), then the turn's request (Listings 5-7). Generalist LLM agents use it verbatim.
+
+Alice's hints reach Bob's and Eve's prompts, so every hint is shown through
+:func:`~cluegym.envs.core.text.quote_text` (``{a: "cap", b: "flame"}``): it cannot leave its
+quotes or its line.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from cluegym.envs.core.text import quote_text
 from cluegym.envs.decrypto.rules import DecryptoConfig, DecryptoState, format_code
 
 _LETTERS = "abcdefghi"
@@ -93,9 +98,17 @@ def keyword_dict(keywords: Sequence[str]) -> str:
     return "{" + ", ".join(f"{i}: {k}" for i, k in enumerate(keywords, 1)) + "}"
 
 
-def hint_dict(hints: Sequence[str]) -> str:
-    """``{a: conflict, b: tool, c: state}``: hints lettered in code order."""
-    return "{" + ", ".join(f"{_LETTERS[i]}: {h}" for i, h in enumerate(hints)) + "}"
+def hint_dict(hints: Sequence[str] | None, count: int = 0) -> str:
+    """``{a: "conflict", b: "tool", c: "state"}``: hints lettered in code order, each quoted;
+    ``hints=None`` gives ``count`` letters marked ``(not given yet)``."""
+    if hints is None:
+        return "{" + ", ".join(f"{_LETTERS[i]}: (not given yet)" for i in range(count)) + "}"
+    return "{" + ", ".join(f"{_LETTERS[i]}: {quote_text(h)}" for i, h in enumerate(hints)) + "}"
+
+
+def hint_list(hints: Sequence[str]) -> str:
+    """``["conflict", "tool", "state"]``: hints as a quoted list."""
+    return "[" + ", ".join(quote_text(h) for h in hints) + "]"
 
 
 def turn_summaries(state: DecryptoState, cfg: DecryptoConfig) -> str:
@@ -107,14 +120,14 @@ def turn_summaries(state: DecryptoState, cfg: DecryptoConfig) -> str:
         lines += [
             f"Turn {record.turn + 1} summary:",
             f"Code: {format_code(record.code)}",
-            f"Hints: {list(record.hints)}",
+            f"Hints: {hint_list(record.hints)}",
             f"Decoder guess: {format_code(record.bob_guess)}",
             f"Interceptor guess: {format_code(record.eve_guess)}",
             "",
         ]
     lines.append("Hint History:")
     for i, hints in enumerate(state.hint_history(cfg.num_keywords), 1):
-        lines.append(f"Keyword {i}: {', '.join(hints)}")
+        lines.append(f"Keyword {i}: {', '.join(quote_text(h) for h in hints)}")
     lines.append(f"Code History: {', '.join(format_code(r.code) for r in state.history)}")
     return "\n".join(lines) + "\n\n"
 
@@ -147,8 +160,7 @@ def turn_request(seat: str, state: DecryptoState, cfg: DecryptoConfig) -> str:
     lines = [header + f"You are the {role}."]
     if seat == "bob":
         lines.append(f"The {cfg.num_keywords} keywords are: {keyword_dict(state.keywords)}")
-    hints = state.hints if state.hints else ("(not given yet)",) * k
-    lines.append(f"The hints given by the Encoder for this turn are: {hint_dict(hints)}")
+    lines.append(f"The hints given by the Encoder for this turn are: {hint_dict(state.hints or None, k)}")
     lines.append(
         f"For example, you might think the following connections are true: {{{letters}}}, where the letters "
         f"stand for non-repeating digits from 1 to {cfg.num_keywords}. Your guess should be in the order of "

@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from cluegym.envs.core.matching import first_mention
-from cluegym.envs.core.text import to_charset
+from cluegym.envs.core.text import to_charset, type_name
 
 SEATS: tuple[str, str, str] = ("alice", "bob", "eve")
 #: Shown in place of a hint that was rejected too often (the fallback): it carries no meaning.
@@ -176,7 +176,7 @@ class DecryptoRules:
         equal or contain any keyword or share a keyword's stem (``fireman`` for ``fire``).
         """
         if not isinstance(hint, str):
-            return f"a hint must be a string, got {type(hint).__name__}"
+            return f"a hint must be a string, got {type_name(hint)}"
         text = to_charset(hint).strip()
         if not text:
             return "a hint must not be empty"
@@ -196,7 +196,7 @@ class DecryptoRules:
     def hints_error(self, hints: object, keywords: Sequence[str]) -> str | None:
         """Why a set of hints is invalid (wrong count or an invalid hint), or None."""
         if isinstance(hints, str) or not isinstance(hints, (list, tuple)):
-            return f"hints must be a tuple of {self.config.code_length} strings, got {type(hints).__name__}"
+            return f"hints must be a tuple of {self.config.code_length} strings, got {type_name(hints)}"
         if len(hints) != self.config.code_length:
             return f"expected {self.config.code_length} hints (one per code digit), got {len(hints)}"
         for i, hint in enumerate(hints):
@@ -296,7 +296,7 @@ def metrics(results: Sequence[dict]) -> dict[str, float]:
         ``interception_end_rate`` (share of games ending that way, Figure 2 left);
         ``avg_turns`` and ``avg_turns_sem`` (Figure 2 right); ``avg_miscommunications``,
         ``avg_interceptions``; ``miscommunication_rate`` and ``interception_rate`` (events per
-        turn played, the paper's event rate); ``invalid_actions``/``fallbacks`` per game.
+        turn played, the paper's event rate); ``invalid_actions``/``fallbacks``/``forfeits`` per game.
     """
     n = len(results)
     if n == 0:
@@ -318,4 +318,5 @@ def metrics(results: Sequence[dict]) -> dict[str, float]:
         "interception_rate": float(inter.sum() / total_turns),
         "invalid_actions": float(np.mean([r.get("invalid_actions", 0) for r in results])),
         "fallbacks": float(np.mean([r.get("fallbacks", 0) for r in results])),
+        "forfeits": float(np.mean([r.get("forfeits", 0) for r in results])),
     }

@@ -14,6 +14,12 @@ Two sizes matter:
   cards is ~2.5 MB per observation; RL observations should carry the small copies (a
   ``Box(0, 255, (n, 96, 64, 3), uint8)``), cached per size like the full images.
 
+Every image is checked when a deck is loaded (:func:`check_card_image`): it must decode and
+have at most :data:`MAX_CARD_PIXELS` pixels, read from the file header before any decoding, so
+a broken file or a decompression bomb fails at env construction with a :class:`DeckError`
+naming the file, not when the card is first dealt. Checks are cached per file (path, mtime,
+size), so building many envs on the same deck checks each file once per process.
+
 The shipped default deck (96 dreamlike cards composed from public-domain openclipart art by
 ``scripts/build_dixit_deck.py``, with captions) is :func:`load_default_deck`; a user deck, for
 instance the DixitWorld images, is ``load_deck(folder, captions=...)``.
@@ -23,7 +29,9 @@ Numpy and Pillow only; nothing is read at import time.
 
 from __future__ import annotations
 
+import functools
 import json
+import warnings
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -39,6 +47,10 @@ DEFAULT_IMAGE_SIZE = (460, 305)
 THUMBNAIL_SIZE = (96, 64)
 #: Background colour of the letterbox bars.
 LETTERBOX_FILL = (0, 0, 0)
+#: Most pixels (width x height) a card image may have: 40 megapixels, ~5x a 4K frame and far
+#: above any card art. The size is read from the header, so larger files (decompression bombs
+#: such as a 15000x15000 PNG of a few hundred bytes) are refused without being decoded.
+MAX_CARD_PIXELS = 40_000_000
 
 
 class DeckError(ValueError):
@@ -151,11 +163,12 @@ class Deck:
 
 def load_deck(folder: str | Path, captions: str | Path | Mapping[str, str] | None = None,
               image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE, min_cards: int = 1,
-              name: str | None = None) -> Deck:
+              name: str | None = None, validate: bool = True) -> Deck:
     """A deck from a folder of images (png/jpg/jpeg/webp) and optional captions.
 
-    Card ids are the image file stems, sorted. Images are not read here (only listed):
-    they load lazily on first use, see :meth:`Deck.image`.
+    Card ids are the image file stems, sorted. Every image is checked here (it decodes, at
+    most :data:`MAX_CARD_PIXELS` pixels; cached per file, see :func:`check_card_image`), but
+    its pixels load lazily on first use, see :meth:`Deck.image`.
 
     Args:
         folder: the folder holding the card images (not searched recursively).
@@ -167,12 +180,15 @@ def load_deck(folder: str | Path, captions: str | Path | Mapping[str, str] | Non
         min_cards: the fewest cards the caller can play with (e.g. players x hand size + the
             cards dealt in a game).
         name: a label for messages; default the folder name.
+        validate: check every image now (default). False only lists the files; a broken
+            image then fails when the card is first drawn.
 
     Raises:
         DeckError: the folder does not exist or is not a folder; it holds no images; two
             images share a stem; the captions file is missing, not JSON, not an object of
             strings, or names cards that are not in the folder (they are listed); the deck
-            has fewer than ``min_cards`` cards.
+            has fewer than ``min_cards`` cards; an image is empty, does not decode, or has
+            more than :data:`MAX_CARD_PIXELS` pixels (the message names the file).
     """
     folder = Path(folder)
     name = name or folder.name or str(folder)
@@ -197,6 +213,9 @@ def load_deck(folder: str | Path, captions: str | Path | Mapping[str, str] | Non
     if captions is None and (folder / "captions.json").is_file():
         captions = folder / "captions.json"
     caption_map = None if captions is None else _read_captions(captions, paths)
+    if validate:
+        for path in paths.values():
+            check_card_image(path)
     return Deck(card_ids=tuple(paths), paths=paths, captions=caption_map,
                 image_size=image_size, name=name)
 
@@ -268,9 +287,67 @@ def _check_size(size, what: str) -> tuple[int, int]:
     return h, w
 
 
+def check_card_image(path: str | Path) -> None:
+    """Check that ``path`` is a usable card image: a non-empty file that decodes fully (Pillow
+    ``verify`` and ``load``) with at most :data:`MAX_CARD_PIXELS` pixels.
+
+    The pixel count is read from the header first, so a decompression bomb is refused in
+    milliseconds. A file that passed is remembered (keyed by path, mtime and size), so
+    checking the same deck again costs one ``stat`` per file.
+
+    Raises:
+        DeckError: one line naming the file and the reason.
+
+    Example:
+        >>> check_card_image(default_deck_folder() / "card_000.jpg")
+    """
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise DeckError(f"cannot read card image {str(path)!r}: {_one_line(exc)}") from None
+    _check_card_image_cached(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8192)
+def _check_card_image_cached(path: str, mtime_ns: int, size: int) -> None:
+    # lru_cache keeps only successes (a raise is not cached): a fixed file is checked again.
+    from PIL import Image, UnidentifiedImageError  # deferred: Pillow loads only when a deck is read
+
+    if size == 0:
+        raise DeckError(f"card image {path!r} is empty (0 bytes)")
+    try:
+        with warnings.catch_warnings():
+            # Pillow warns (and past twice its own limit raises) on huge images: refuse both.
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with open(path, "rb") as fh, Image.open(fh) as im:
+                width, height = im.size
+                if width < 1 or height < 1:
+                    raise DeckError(f"card image {path!r} has no pixels ({width}x{height})")
+                if width * height > MAX_CARD_PIXELS:
+                    raise DeckError(f"card image {path!r} is {width}x{height} pixels, more than the "
+                                    f"{MAX_CARD_PIXELS:,} allowed (MAX_CARD_PIXELS)")
+                im.verify()
+            with open(path, "rb") as fh, Image.open(fh) as im:  # verify() leaves the image unusable
+                im.load()
+    except DeckError:
+        raise
+    except UnidentifiedImageError:
+        raise DeckError(f"card image {path!r} is not an image Pillow can read") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise DeckError(f"card image {path!r} is too large: {_one_line(exc)}") from None
+    except Exception as exc:  # noqa: BLE001 - Pillow raises many types on malformed files
+        raise DeckError(f"card image {path!r} does not decode: {type(exc).__name__}: {_one_line(exc)}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def _open_rgb(path: Path):
     from PIL import Image, UnidentifiedImageError
 
+    check_card_image(path)  # cached: a bomb is refused before Pillow decodes it
     try:
         with Image.open(path) as im:
             im.load()
@@ -304,5 +381,5 @@ def _letterbox(im, size: tuple[int, int]) -> np.ndarray:
     return np.array(canvas, dtype=np.uint8)
 
 
-__all__ = ["Deck", "DeckError", "DEFAULT_IMAGE_SIZE", "THUMBNAIL_SIZE", "IMAGE_SUFFIXES",
-           "load_deck", "load_default_deck", "default_deck_folder"]
+__all__ = ["Deck", "DeckError", "DEFAULT_IMAGE_SIZE", "THUMBNAIL_SIZE", "IMAGE_SUFFIXES", "MAX_CARD_PIXELS",
+           "check_card_image", "load_deck", "load_default_deck", "default_deck_folder"]

@@ -76,13 +76,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import gymnasium
 import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
-from cluegym.envs.core.text import to_charset, tokens
+from cluegym.envs.core.text import describe, quote_text, to_charset, tokens
 from cluegym.envs.dixit.deck import Deck, default_deck_folder, load_deck, load_default_deck
 from cluegym.envs.dixit.prompts import full_prompt, round_summary
 from cluegym.envs.dixit.rules import (
@@ -179,11 +179,11 @@ class DixitEnv(ClueGameEnv):
     def __init__(
         self,
         *,
-        rules: str = "dixitworld",
+        rules: Literal["dixitworld", "official"] = "dixitworld",
         num_players: int | None = None,
         hand_size: int | None = None,
         num_rounds: int | None = None,
-        scoring: str | None = None,
+        scoring: Literal["dixitworld", "official"] | None = None,
         hand_swap: bool | None = None,
         refill: bool | None = None,
         target_score: int | None = None,
@@ -241,7 +241,6 @@ class DixitEnv(ClueGameEnv):
         self._no_candidates.setflags(write=False)
         self.state: DixitState | None = None
         self.last_round: dict[str, Any] | None = None
-        self._rejected: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ spaces
     def _prompt_bound(self) -> int:
@@ -307,7 +306,6 @@ class DixitEnv(ClueGameEnv):
             hands = [[self._card_index(c) for c in hand] for hand in hands]
         self.state = self.rules.new_game(rng, len(self.deck), hands=hands)
         self.last_round = None
-        self._rejected = {}
 
     def _to_move(self) -> str | None:
         seat = self.rules.to_move(self.state)
@@ -369,11 +367,10 @@ class DixitEnv(ClueGameEnv):
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         state, p = self.state, self._index[agent]
         story = state.phase == "story"
-        self._rejected = {}
         if isinstance(action, Mapping):
-            unknown = sorted(set(action) - {"card", "clue"})
+            unknown = [key for key in action if key not in ("card", "clue")]
             if unknown:
-                return None, f"unknown action field {unknown[0]!r}; fields: card, clue"
+                return None, f"unknown action field {describe(unknown[0])}; fields: card, clue"
             card, clue = action.get("card"), action.get("clue")
         elif story:
             return None, 'the storyteller answers {"card": hand slot, "clue": text}'
@@ -387,8 +384,8 @@ class DixitEnv(ClueGameEnv):
         clue_error = None
         if story:
             clue_error = 'story phase: give a "clue" with the card' if clue is None else self.rules.clue_error(clue)
-        if story:
-            self._rejected = {"card": None if card_error else int(card), "clue": None if clue_error else clue}
+        if story and (card_error or clue_error):  # the fallback keeps the valid card or clue
+            self._rejected_parts = {"card": None if card_error else int(card), "clue": None if clue_error else clue}
         if card_error or clue_error:
             return None, card_error or clue_error
         if story:
@@ -399,10 +396,11 @@ class DixitEnv(ClueGameEnv):
         p = self._index[agent]
         legal = np.flatnonzero(self.rules.card_mask(self.state, p))
         if self.state.phase == "story":
-            card = self._rejected.get("card")
+            rejected = self._rejected_parts or {}
+            card = rejected.get("card")
             if card is None:
                 card = int(legal[int(self.rng.integers(len(legal)))])
-            clue = self._rejected.get("clue") or PASS_CLUE
+            clue = rejected.get("clue") or PASS_CLUE
             return {"card": card, "clue": self.rules.normalize_clue(clue)}, f"card {card + 1} with clue {clue!r}"
         card = int(legal[int(self.rng.integers(len(legal)))])
         what = "candidate" if self.state.phase == "vote" else "card"
@@ -448,9 +446,6 @@ class DixitEnv(ClueGameEnv):
     def _result(self) -> dict[str, Any]:
         return {**self.rules.result(self.state), "deck": self.deck.name, "reveal_captions": self.reveal_captions}
 
-    def action_from_json(self, agent: str, action: Any) -> Any:
-        return action
-
     # ------------------------------------------------------------------ render
     def _render_text(self) -> str:
         state, cfg = self.state, self.game_config
@@ -461,7 +456,7 @@ class DixitEnv(ClueGameEnv):
         for record in state.history:
             lines.append(round_summary(record, self.card_id))
         if state.phase in ("distract", "vote"):
-            lines.append(f"round {state.round + 1}: {seat_name(state.storyteller)} told \"{state.clue}\" "
+            lines.append(f"round {state.round + 1}: {seat_name(state.storyteller)} told {quote_text(state.clue)} "
                          f"(target {self.card_id(state.target)})")
         if state.phase == "vote":
             lines.append("  candidates: " + ", ".join(self.card_id(c) for c in state.candidates))
@@ -492,7 +487,7 @@ class DixitEnv(ClueGameEnv):
             labels = [[f"{k + 1}. {seat_name(owner[c])}" + (" (target)" if c == state.target else "")] for k, c in enumerate(shown)]
             for voter, k in state.votes.items():
                 labels[k].append(f"<- {seat_name(voter)}")
-            title = f"Round {state.round + 1}: {seat_name(state.storyteller)} said \"{state.clue}\" - voting"
+            title = f"Round {state.round + 1}: {seat_name(state.storyteller)} said {quote_text(state.clue)} - voting"
             target = state.target
         elif state.history:
             record = state.history[-1]
@@ -502,7 +497,7 @@ class DixitEnv(ClueGameEnv):
             for voter, card in enumerate(record.votes):
                 if card >= 0:
                     labels[shown.index(card)].append(f"<- {seat_name(voter)}")
-            title = (f"Round {record.round + 1}: {seat_name(record.storyteller)} said \"{record.clue}\" - "
+            title = (f"Round {record.round + 1}: {seat_name(record.storyteller)} said {quote_text(record.clue)} - "
                      f"{record.outcome.replace('_', ' ')}")
             target = record.target
         else:

@@ -7,12 +7,17 @@ JSON. Images travel in the observation's ``"hand"`` and ``"candidates"`` arrays,
 order the prompt numbers them (Card 1 = ``hand[0]``, Candidate 1 = ``candidates[0]``); with
 ``reveal_captions`` the prompt also gives each card's caption, so a text-only model can play.
 Card and candidate numbers in prompts are 1-based; the ``card`` action is 0-based.
+
+The storyteller's clue reaches every other seat's prompt, so it is shown through
+:func:`~cluegym.envs.core.text.quote_text` (``clue "a quiet storm"``): a ``"`` inside it is
+escaped and cannot close its quotes, and it cannot start a line of its own.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from cluegym.envs.core.text import quote_text
 from cluegym.envs.dixit.rules import DixitConfig, DixitState, RoundRecord, seat_name
 
 #: card index -> display name (the deck's card id).
@@ -97,7 +102,7 @@ def round_summary(record: RoundRecord, name: CardName) -> str:
     """One scored round, as every player saw it revealed."""
     n = len(record.played)
     lines = [
-        f"Round {record.round + 1}: storyteller {seat_name(record.storyteller)}, clue \"{record.clue}\", "
+        f"Round {record.round + 1}: storyteller {seat_name(record.storyteller)}, clue {quote_text(record.clue)}, "
         f"outcome {record.outcome.replace('_', ' ')}."
     ]
     for p in range(n):
@@ -147,7 +152,7 @@ def request(seat: int, state: DixitState, cfg: DixitConfig, name: CardName, capt
                 ("clue", "Your crafted Dixit description"),
             ]),
         ])
-    clue_line = f"The storyteller's description: \"{state.clue}\""
+    clue_line = f"The storyteller's description: {quote_text(state.clue)}"
     if state.phase == "distract":
         if seat == storyteller:
             return header + f"\n{clue_line}\nYou are the storyteller: wait for the listeners' cards."
@@ -189,7 +194,7 @@ def full_prompt(seat: int, state: DixitState, cfg: DixitConfig, name: CardName, 
 
 def entailment_prompt(clue: str, caption: str | None = None) -> str:
     """Appendix C's entailment scoring prompt for one image (DixitBench's second strategy)."""
-    parts = [ENTAILMENT_SCORING, f"The clue: \"{clue}\""]
+    parts = [ENTAILMENT_SCORING, f"The clue: {quote_text(clue)}"]
     parts.append(
         "The image is the observation's \"candidates\"[0]" + (f"; its caption: {caption}" if caption is not None else "") + "."
     )
@@ -204,7 +209,7 @@ def direct_prompt(clue: str, num_candidates: int, captions: Sequence[str] | None
         f"Candidate {i + 1}" + (f": {captions[i]}" if captions is not None else "") for i in range(num_candidates)
     )
     return "\n".join([
-        DIRECT_SELECTION, f"The storyteller's description: \"{clue}\"",
+        DIRECT_SELECTION, f"The storyteller's description: {quote_text(clue)}",
         "The candidates (images in the observation's \"candidates\", in this order):", listing,
         json_answer([("reasoning", "Brief analysis (max 50 words)"),
                      ("answer", f"The candidate number (1-{num_candidates})")]),

@@ -45,7 +45,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from cluegym.envs.core.text import to_charset
+from cluegym.envs.core.text import describe, to_charset, type_name
 
 #: Scoring rules (see the module docstring).
 SCORINGS: tuple[str, ...] = ("dixitworld", "official")
@@ -406,7 +406,7 @@ class DixitRules:
     def card_error(self, state: DixitState, seat: int, index: Any) -> str | None:
         """Why ``index`` is not a legal ``card`` for ``seat`` now, or None."""
         if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-            return f"card must be an integer index, got {index!r}"
+            return f"card must be an integer index, got {describe(index)}"
         index = int(index)
         if state.phase in ("story", "distract"):
             size = len(state.hands[seat])
@@ -426,7 +426,7 @@ class DixitRules:
         """Why ``clue`` is not a valid clue, or None: a non-empty printable text of at most
         ``max_clue_chars`` characters."""
         if not isinstance(clue, str):
-            return f"the clue must be a string, got {type(clue).__name__}"
+            return f"the clue must be a string, got {type_name(clue)}"
         text = " ".join(to_charset(clue).split())
         if not text:
             return "the clue must not be empty"
@@ -629,7 +629,7 @@ def metrics(results: Sequence[Mapping[str, Any]], agents: Mapping[str, str] | No
         averaged over seats and games, %); the outcome split ``partial``/``all_correct``/
         ``all_wrong`` (% of rounds); ``lolo_*`` (appendix H.2); ``target_position_chi2`` (chi-
         squared statistic of the target's candidate position against uniform, as in section
-        3.4); ``invalid_actions`` and ``fallbacks`` per game; and per seat
+        3.4); ``invalid_actions``, ``fallbacks`` and ``forfeits`` per game; and per seat
         ``seat:player_i`` (and per agent ``agent:<name>``) a dict of ``storyteller_score``,
         ``listener_accuracy``, ``overall``, ``normalized_score``, ``mean_score``.
     """
@@ -656,6 +656,7 @@ def metrics(results: Sequence[Mapping[str, Any]], agents: Mapping[str, str] | No
     out["target_position_chi2"] = chi2
     out["invalid_actions"] = float(np.mean([r.get("invalid_actions", 0) for r in results]))
     out["fallbacks"] = float(np.mean([r.get("fallbacks", 0) for r in results]))
+    out["forfeits"] = float(np.mean([r.get("forfeits", 0) for r in results]))
     for seat, t in sorted(tallies.items()):
         out[f"seat:{seat}"] = _role_scores(t["story"], t["listen"], t["normalized"], t["score"])
     if agents:

@@ -50,6 +50,7 @@ import gymnasium
 
 from cluegym.envs.core import ClueGameEnv, pad_texts, text_space, text_tuple, wrap
 from cluegym.envs.core.data import shipped_word_list, word_list_option
+from cluegym.envs.core.text import describe, type_name
 from cluegym.envs.taboo.prompts import dialogue, full_prompt
 from cluegym.envs.taboo.rules import SEATS, SILENCE, TabooConfig, TabooRules, TabooState, metrics
 
@@ -157,18 +158,21 @@ class TabooEnv(ClueGameEnv):
         last = self.state.dialogue[-1].as_dict() if self.state.dialogue else None
         return {"last_utterance": last} if last is not None else {}
 
+    def _bare_text_key(self, agent: str) -> str | None:
+        return "utterance"
+
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         allowed = ("utterance",) if agent == "attacker" else ("utterance", "guess")
         if isinstance(action, Mapping):
-            unknown = sorted(set(action) - set(allowed))
+            unknown = [key for key in action if key not in allowed]
             if unknown:
-                return None, f"unknown action field {unknown[0]!r}; the {agent} gives: {', '.join(allowed)}"
+                return None, f"unknown action field {describe(unknown[0])}; the {agent} gives: {', '.join(allowed)}"
             utterance, guess = action.get("utterance", ""), action.get("guess")
         elif isinstance(action, str):
             utterance, guess = action, None
         else:
             fields = " and ".join(repr(a) for a in allowed)
-            return None, f"an action must be a dict with {fields}, got {type(action).__name__}"
+            return None, f"an action must be a dict with {fields}, got {type_name(action)}"
         error = self.rules.guess_error(guess) if agent == "defender" else None
         if error:
             return None, error
@@ -201,9 +205,6 @@ class TabooEnv(ClueGameEnv):
 
     def _result(self) -> dict[str, Any]:
         return self.rules.result(self.state)
-
-    def action_from_json(self, agent: str, action: Any) -> Any:
-        return action
 
     def _render_text(self) -> str:
         state = self.state

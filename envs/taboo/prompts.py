@@ -3,10 +3,15 @@ defender prompts (Figure 18), the dialogue so far, and the request of the moment
 
 Answers are read as ``ANSWER: {"utterance": "..."}`` (attacker) and
 ``ANSWER: {"utterance": "...", "guess": ""}`` (defender; a non-empty guess ends the game).
+
+Each utterance and guess is shown through :func:`~cluegym.envs.core.text.quote_text`
+(``Attacker (turn 1): "What grows in an orchard?"``), so neither player can write a line
+that poses as the game master.
 """
 
 from __future__ import annotations
 
+from cluegym.envs.core.text import quote_text
 from cluegym.envs.taboo.rules import TabooConfig, TabooState
 
 
@@ -59,9 +64,9 @@ def dialogue(state: TabooState) -> str:
         return "Nothing has been said yet."
     lines = []
     for u in state.dialogue:
-        line = f"{u.speaker.capitalize()} (turn {u.turn + 1}): {u.text}"
+        line = f"{u.speaker.capitalize()} (turn {u.turn + 1}): {quote_text(u.text)}"
         if u.guess:
-            line += f"  [guess: {u.guess}]"
+            line += f"  [guess: {quote_text(u.guess)}]"
         lines.append(line)
     return "\n".join(lines)
 

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cluegym.envs.core.text import to_charset
+from cluegym.envs.core.text import to_charset, type_name
 from cluegym.envs.core.matching import is_same_word_guess, says_word
 
 SEATS: tuple[str, str] = ("attacker", "defender")
@@ -132,7 +132,7 @@ class TabooRules:
         Saying the target is *not* an error here: it is a game event (see :meth:`attack`).
         """
         if not isinstance(text, str):
-            return f"an utterance must be a string, got {type(text).__name__}"
+            return f"an utterance must be a string, got {type_name(text)}"
         clean = self.normalize(text)
         if not clean and not allow_empty:
             return "an utterance must not be empty"
@@ -146,7 +146,7 @@ class TabooRules:
         if guess is None:
             return None
         if not isinstance(guess, str):
-            return f"a guess must be a string, got {type(guess).__name__}"
+            return f"a guess must be a string, got {type_name(guess)}"
         words = self.normalize(guess).split()
         if len(words) > self.config.max_guess_words:
             return f"a guess is one word or a short phrase (at most {self.config.max_guess_words} words)"
@@ -226,7 +226,7 @@ def metrics(results: Sequence[dict]) -> dict[str, Any]:
         ``defender_slip_rate`` (the defender said it); ``guess_rate``, ``correct_guess_rate``,
         ``wrong_guess_rate`` (shares of games); ``guess_accuracy`` (right guesses / guesses);
         ``avg_turns_to_guess`` (defender turns, over games with a guess); ``avg_turns``
-        (utterances per game); invalid actions and fallbacks per game.
+        (utterances per game); invalid actions, fallbacks and forfeits per game.
     """
     n = len(results)
     if n == 0:
@@ -251,4 +251,5 @@ def metrics(results: Sequence[dict]) -> dict[str, Any]:
         "avg_turns": float(np.mean([r["attacker_turns"] + r["defender_turns"] for r in results])),
         "invalid_actions": float(np.mean([r.get("invalid_actions", 0) for r in results])),
         "fallbacks": float(np.mean([r.get("fallbacks", 0) for r in results])),
+        "forfeits": float(np.mean([r.get("forfeits", 0) for r in results])),
     }

@@ -36,7 +36,8 @@ Actions: ``Dict(description=Text, vote=Discrete(N), beliefs=Text)``. The phase s
 entry counts: ``description`` when speaking, ``vote`` when voting (a bare string or int is
 accepted too). ``beliefs`` is optional JSON (``{"self": "civilian", "others": {"player_1":
 "undercover"}, "other_word": "tiger"}``), recorded for the identity metrics and never
-affecting the game; an unreadable report is recorded with its reason, never rejected.
+affecting the game; an unreadable report is recorded with its reason, never rejected (only a
+report longer than 2000 characters is, like any Text entry over its bound).
 ``infos[seat]["action_mask"] = {"vote": int8 mask, "description": None, "beliefs": None}``.
 
 Invalid actions (an empty or too long description, one that says the speaker's own word or a
@@ -62,12 +63,13 @@ import json
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import gymnasium
 import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.core.text import describe
 from cluegym.envs.undercover.prompts import full_prompt, transcript
 from cluegym.envs.undercover.rules import (
     SILENCE, UndercoverConfig, UndercoverRules, UndercoverState, metrics, parse_beliefs, seat_name,
@@ -176,7 +178,7 @@ class UndercoverEnv(ClueGameEnv):
         num_players: int = 5,
         num_undercover: int = 2,
         max_rounds: int = 10,
-        timeout_winner: str = "civilians",
+        timeout_winner: Literal["civilians", "undercover", "none"] = "civilians",
         word_pairs: str | Path | Sequence[Sequence[str]] | None = None,
         themes: str | Sequence[str] | None = None,
         undercover_seats: Sequence[int] | None = None,
@@ -307,13 +309,16 @@ class UndercoverEnv(ClueGameEnv):
             info["beliefs_error"] = self._beliefs_note[1]
         return info
 
+    def _bare_text_key(self, agent: str) -> str | None:
+        return "description" if self.state.phase == "speak" else None
+
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         state, p = self.state, self._index[agent]
         phase = state.phase
         if isinstance(action, Mapping):
-            unknown = sorted(set(action) - {"description", "vote", "beliefs"})
+            unknown = [key for key in action if key not in ("description", "vote", "beliefs")]
             if unknown:
-                return None, f"unknown action field {unknown[0]!r}; fields: description, vote, beliefs"
+                return None, f"unknown action field {describe(unknown[0])}; fields: description, vote, beliefs"
             beliefs = action.get("beliefs")
             value = action.get("description" if phase == "speak" else "vote")
         else:
@@ -324,13 +329,18 @@ class UndercoverEnv(ClueGameEnv):
             error = self.rules.description_error(state, p, value)
             if error:
                 return None, error
-            return {"description": self.rules.normalize_description(value), "beliefs": beliefs}, None
-        if value is None:
-            return None, 'voting phase: give a "vote" (a player index)'
-        error = self.rules.vote_error(state, p, value)
-        if error:
-            return None, error
-        return {"vote": int(value), "beliefs": beliefs}, None
+            normalized: dict[str, Any] = {"description": self.rules.normalize_description(value)}
+        else:
+            if value is None:
+                return None, 'voting phase: give a "vote" (a player index)'
+            error = self.rules.vote_error(state, p, value)
+            if error:
+                return None, error
+            normalized = {"vote": int(value)}
+        # Beliefs are read here, before anything is applied: an unreadable report is kept
+        # with its reason (never rejected), and reading it can never fail mid-move.
+        parsed, beliefs_error = parse_beliefs(beliefs, self.game_config.num_players)
+        return {**normalized, "beliefs": parsed, "beliefs_error": beliefs_error}, None
 
     def _fallback_action(self, agent: str) -> tuple[Any, str]:
         if self.state.phase == "speak":
@@ -341,7 +351,7 @@ class UndercoverEnv(ClueGameEnv):
         state, p = self.state, self._index[agent]
         events: list[dict[str, Any]] = []
         self._beliefs_note = None
-        beliefs, beliefs_error = parse_beliefs(action.get("beliefs"), self.game_config.num_players)
+        beliefs, beliefs_error = action.get("beliefs"), action.get("beliefs_error")
         if beliefs is not None:
             entry = self.rules.record_beliefs(state, p, beliefs)
             events.append({"type": "beliefs", **{k: v for k, v in entry.items() if k != "role"}})
@@ -368,9 +378,6 @@ class UndercoverEnv(ClueGameEnv):
 
     def _result(self) -> dict[str, Any]:
         return self.rules.result(self.state)
-
-    def action_from_json(self, agent: str, action: Any) -> Any:
-        return action
 
     def _render_text(self) -> str:
         state, cfg = self.state, self.game_config

@@ -6,10 +6,15 @@ this game's counts), the seat's name and secret word (never its role), every rou
 (speaking order, descriptions, votes once revealed, eliminations), then what to answer.
 Generalist LLM agents use it verbatim; answers are read as ``ANSWER: {"description": ...}``
 or ``ANSWER: {"vote": "player_3"}``.
+
+Descriptions reach every other seat's prompt, so each is shown through
+:func:`~cluegym.envs.core.text.quote_text` (``player_3: "It buzzes."``): a description cannot
+start a line of its own or pose as a ``Votes:``/``Result:`` line.
 """
 
 from __future__ import annotations
 
+from cluegym.envs.core.text import quote_text
 from cluegym.envs.undercover.rules import RoundRecord, UndercoverConfig, UndercoverState, seat_name
 
 _TIMEOUT_TEXT = {
@@ -52,7 +57,7 @@ def _round_lines(
     lines = [f"Round {number} (speaking order: {', '.join(seat_name(p) for p in order)})"]
     for p in order:
         if p in descriptions:
-            lines.append(f"  {seat_name(p)}: {descriptions[p]}")
+            lines.append(f"  {seat_name(p)}: {quote_text(descriptions[p])}")
     if record is not None:
         votes = ", ".join(
             f"{seat_name(v)} -> {'no vote' if t is None else seat_name(t)}" for v, t in sorted(record.votes.items())

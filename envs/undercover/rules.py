@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cluegym.envs.core.text import to_charset
+from cluegym.envs.core.text import describe, to_charset, type_name
 from cluegym.envs.core.matching import is_same_word_guess, says_word
 
 CIVILIAN, UNDERCOVER = "civilian", "undercover"
@@ -228,7 +228,7 @@ class UndercoverRules:
         """
         cfg = self.config
         if not isinstance(text, str):
-            return f"a description must be a string, got {type(text).__name__}"
+            return f"a description must be a string, got {type_name(text)}"
         clean = self.normalize_description(text)
         if not clean:
             return "a description must not be empty"
@@ -244,7 +244,7 @@ class UndercoverRules:
     def vote_error(self, state: UndercoverState, voter: int, target: object) -> str | None:
         """Why ``target`` is not a valid vote for ``voter``, or None: it must name another living player."""
         if isinstance(target, (bool, np.bool_)) or not isinstance(target, (int, np.integer)):
-            return f"a vote must be a player index in 0..{self.config.num_players - 1}, got {target!r}"
+            return f"a vote must be a player index in 0..{self.config.num_players - 1}, got {describe(target)}"
         target = int(target)
         if not 0 <= target < self.config.num_players:
             return f"vote {target} is out of range 0..{self.config.num_players - 1}"
@@ -390,12 +390,31 @@ def parse_beliefs(text: object, num_players: int) -> tuple[dict[str, Any] | None
     ``self`` is ``"civilian"`` or ``"undercover"``; each of ``others`` is a role, a relative
     label (``"teammate"``/``"opponent"``) or ``"undecided"`` (which counts as a judgment that
     is not correct, as in CoMet's OIAA); ``other_word`` is the player's guess of the other
-    team's word. Every key is optional.
+    team's word. Every key is optional. A dict is read like its JSON text.
+
+    Never raises: any report that cannot be read (not JSON, nested too deep, a number too
+    long to read, a value whose text cannot be taken) gives a reason instead.
 
     Returns:
         ``(beliefs, None)`` with players as integer-string keys, ``(None, None)`` for an empty
         report, or ``(None, reason)`` when it cannot be read (recorded, never rejected).
     """
+    try:
+        return _parse_beliefs(text, num_players)
+    except (ValueError, RecursionError) as exc:
+        return None, f"beliefs cannot be read ({type(exc).__name__})"
+    except Exception as exc:  # noqa: BLE001 - a belief report never crashes the game
+        return None, f"beliefs cannot be read ({type_name(exc)})"
+
+
+def _label(value: object) -> str:
+    """A belief label as lowercase text (only plain JSON scalars are read)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return to_charset(str(value)).strip().lower()
+    raise ValueError(f"a label must be text, got {type_name(value)}")
+
+
+def _parse_beliefs(text: object, num_players: int) -> tuple[dict[str, Any] | None, str | None]:
     if text is None or (isinstance(text, str) and not text.strip()):
         return None, None
     if isinstance(text, str):
@@ -410,9 +429,9 @@ def parse_beliefs(text: object, num_players: int) -> tuple[dict[str, Any] | None
     out: dict[str, Any] = {}
     claimed = raw.get("self")
     if claimed is not None:
-        claimed = str(claimed).strip().lower()
+        claimed = _label(claimed)
         if claimed not in ROLES:
-            return None, f"beliefs.self must be 'civilian' or 'undercover', got {claimed!r}"
+            return None, f"beliefs.self must be 'civilian' or 'undercover', got {describe(claimed)}"
         out["self"] = claimed
     others = raw.get("others")
     if others is not None:
@@ -420,16 +439,16 @@ def parse_beliefs(text: object, num_players: int) -> tuple[dict[str, Any] | None
             return None, "beliefs.others must map players to roles"
         parsed: dict[str, str] = {}
         for key, label in others.items():
-            name = str(key).strip().lower().removeprefix("player_").removeprefix("player ")
-            if not name.isdigit() or not 0 <= int(name) < num_players:
-                return None, f"beliefs.others names an unknown player {key!r}"
-            label = str(label).strip().lower()
+            name = _label(key).removeprefix("player_").removeprefix("player ")
+            if not (name.isascii() and name.isdigit() and len(name) <= 6) or not 0 <= int(name) < num_players:
+                return None, f"beliefs.others names an unknown player {describe(key)}"
+            label = _label(label)
             if label not in ROLES and label not in _RELATIVE and label not in _UNDECIDED:
-                return None, f"beliefs.others[{key!r}] must be a role, 'teammate', 'opponent' or 'undecided'"
+                return None, f"beliefs.others[{describe(key)}] must be a role, 'teammate', 'opponent' or 'undecided'"
             parsed[str(int(name))] = "undecided" if label in _UNDECIDED else label
         out["others"] = parsed
     if raw.get("other_word") is not None:
-        out["other_word"] = to_charset(str(raw["other_word"])).strip().lower()[:60]
+        out["other_word"] = _label(raw["other_word"])[:60]
     return (out or None), None
 
 
@@ -456,8 +475,8 @@ def metrics(results: Sequence[dict]) -> dict[str, Any]:
         ``tie_rate`` (rounds without elimination); ``undercover_hit_rate`` (eliminations that
         removed an undercover player); ``end_*`` shares; where agents reported beliefs:
         ``self_identity_accuracy`` (SIAA), ``others_identity_accuracy`` (OIAA),
-        ``other_word_accuracy``, each also per role and balanced; invalid actions and
-        fallbacks per game.
+        ``other_word_accuracy``, each also per role and balanced; invalid actions,
+        fallbacks and forfeits per game.
     """
     n = len(results)
     if n == 0:
@@ -514,4 +533,5 @@ def metrics(results: Sequence[dict]) -> dict[str, Any]:
             out[f"{name}_balanced"] = _balanced(by_role[CIVILIAN], by_role[UNDERCOVER])
     out["invalid_actions"] = float(np.mean([r.get("invalid_actions", 0) for r in results]))
     out["fallbacks"] = float(np.mean([r.get("fallbacks", 0) for r in results]))
+    out["forfeits"] = float(np.mean([r.get("forfeits", 0) for r in results]))
     return out

@@ -11,6 +11,7 @@ import pytest
 
 import cluegym
 from cluegym.agents import AgentSpecError, make_agent
+from cluegym.agents.base import Forfeit
 from cluegym.agents.llm.agent import LLMAgent
 from cluegym.agents.llm.backends import ScriptedBackend
 from cluegym.agents.llm.fake_server import FakeChatServer, decrypto_reply
@@ -108,7 +109,7 @@ def test_unreadable_reply_is_reasked_with_a_game_master_message():
     assert second[-2] == {"role": "assistant", "content": "I am not sure, maybe the first one?"}
     assert second[-1]["content"].startswith("GAME MASTER: I could not read your answer: no code found")
     stats = bob.stats()
-    assert stats["parse_failures"] == 1 and stats["reasks"] == 1 and stats["llm_calls"] == 2 and stats["give_ups"] == 0
+    assert stats["parse_failures"] == 1 and stats["reasks"] == 1 and stats["llm_calls"] == 2 and stats["forfeits"] == 0
     log = bob.drain_log()
     assert [c.get("parse_error") is not None for c in log] == [True, False] and log[1]["parsed"] == CODES.index((2, 1, 3))
     assert bob.drain_log() == []
@@ -133,20 +134,22 @@ def test_env_rejection_continues_the_dialogue_with_the_reason():
     assert alice.stats()["env_rejections"] == 1 and alice.stats()["decisions"] == 1
 
 
-def test_give_up_hands_the_decision_to_the_env_fallback():
+def test_forfeit_hands_the_decision_to_the_env_fallback():
     env = new_env(max_retries=2)
     alice = scripted("llm:parse_retries=1", env, "alice", ["no idea"])
-    for _ in range(3):
-        obs, _, _, _, info = env.last()
-        assert env.agent_selection == "alice"
-        env.step(alice.act(obs, info))
+    obs, _, _, _, info = env.last()
+    with pytest.raises(Forfeit, match="no readable answer in 2 replies; last: no hints found") as caught:
+        alice.act(obs, info)
+    env.unwrapped.forfeit(str(caught.value))  # what the match harness does
     assert env.agent_selection == "bob"
     record = env.unwrapped.game_record()
     assert record["steps"][-1]["fallback"]["action"] == ["(pass)"] * 3
-    assert record["counters"] == {"invalid_actions": 3, "fallbacks": 1}
+    assert record["steps"][-1]["forfeit"] == str(caught.value)
+    assert record["counters"] == {"invalid_actions": 0, "fallbacks": 1, "forfeits": 1}
     stats = alice.stats()
-    assert len(alice.backend.requests) == 2  # one ask + one re-ask; the env's retries cost no calls
-    assert stats["give_ups"] == 1 and stats["parse_failures"] == 2 and stats["fallback_requests"] == 2
+    assert len(alice.backend.requests) == 2  # one ask + one re-ask, then the env's fallback at once
+    assert stats["forfeits"] == 1 and stats["parse_failures"] == 2 and stats["reasks"] == 1
+    assert stats["llm_calls"] == 2 and stats["failed_calls"] == 0
 
 
 def test_match_stores_every_call_in_the_record(monkeypatch):

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -44,7 +45,7 @@ def check_game(summary: dict) -> None:
         calls = record["agent_logs"][seat]
         assert len(calls) == s["llm_calls"] and all(c["reply"] is not None and c["latency_s"] > 0 for c in calls)
     # every failure is visible: parse failures in the agent stats, fallbacks in the record
-    failures = sum(stats[s]["give_ups"] for s in stats)
+    failures = sum(stats[s]["forfeits"] for s in stats)
     assert record["counters"]["fallbacks"] >= failures
 
 
@@ -108,6 +109,13 @@ def transformers_server(smollm2):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
         log.close()
+
+
+def test_a_cancelled_request_waiting_for_the_model_is_skipped(smollm2):
+    gone = threading.Event()
+    gone.set()  # its decision was cancelled while it waited for the model lock
+    out = LocalBackend()._generate([{"role": "user", "content": "Name one fruit."}], Sampling(max_tokens=8), gone)
+    assert out.text == "" and out.finish_reason == "abandoned"
 
 
 def test_openai_backend_plays_decrypto_against_a_local_server(transformers_server):

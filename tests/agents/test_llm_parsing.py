@@ -82,7 +82,10 @@ def test_json_answer_with_prose_fences_and_escapes():
 
 def test_parse_int_ranges():
     assert parse_int("Card 3", 1, 4) == 3
-    assert parse_int(85.5, 0, 100) == 85
+    assert parse_int(85.5, 0, 100, allow_fraction=True) == 85  # a rating may be fractional
+    assert parse_int(3.0, 1, 4) == 3 and parse_int("Card 3.0", 1, 4) == 3
+    with pytest.raises(ParseError, match="whole number"):
+        parse_int(2.5, 1, 4)  # a card number may not
     assert parse_int("85/100", 0, 100) == 85
     with pytest.raises(ParseError, match="from 1 to 4"):
         parse_int("7", 1, 4)

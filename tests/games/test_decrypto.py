@@ -137,7 +137,7 @@ def test_fallback_after_max_retries_keeps_valid_hints():
     assert env.state.hints == ("music", PASS_HINT, "tower")
     assert "fallback" in env.infos["alice"]
     record = env.game_record()
-    assert record["counters"] == {"invalid_actions": 2, "fallbacks": 1}
+    assert record["counters"] == {"invalid_actions": 2, "fallbacks": 1, "forfeits": 0}
     assert record["steps"][-1]["fallback"]["action"] == ["music", PASS_HINT, "tower"]
 
 

@@ -342,7 +342,7 @@ def test_fallback_after_max_retries_is_recorded():
     env.step({"card": own})  # fallback: a random legal candidate, never the own card
     assert env.state.votes[1] != own
     record = env.game_record()
-    assert record["counters"] == {"invalid_actions": 4, "fallbacks": 2}
+    assert record["counters"] == {"invalid_actions": 4, "fallbacks": 2, "forfeits": 0}
     assert [s.get("fallback") is not None for s in record["steps"]].count(True) == 2
 
 

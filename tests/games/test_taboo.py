@@ -97,7 +97,7 @@ def test_views_and_turn_order():
     assert env.agent_selection == "attacker"
     obs = env.observe("defender")
     assert obs["dialogue"][:2] == ("What grows in an orchard?", "Trees, I suppose.") and obs["turn"] == 1
-    assert "Attacker (turn 1): What grows in an orchard?" in obs["prompt"]
+    assert 'Attacker (turn 1): "What grows in an orchard?"' in obs["prompt"]
 
 
 @pytest.mark.parametrize("utterance", ["I love apples", "An APPLE a day", "apple's core"])
@@ -176,7 +176,7 @@ def test_malformed_actions_rejected_then_fallback(seat, action, reason):
     env.step(action)
     assert env.agent_selection != seat and "fallback" in env.infos[seat]
     assert env.state.dialogue[-1].text == SILENCE and env.state.dialogue[-1].guess is None
-    assert env.game_record()["counters"] == {"invalid_actions": 2, "fallbacks": 1}
+    assert env.game_record()["counters"] == {"invalid_actions": 2, "fallbacks": 1, "forfeits": 0}
 
 
 def test_strict_word_check_option():

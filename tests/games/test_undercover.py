@@ -189,7 +189,7 @@ def test_invalid_descriptions_rejected_then_fallback(text, reason):
     assert env.agent_selection != speaker
     assert env.state.descriptions[idx(speaker)] == SILENCE
     assert "fallback" in env.infos[speaker]
-    assert env.game_record()["counters"] == {"invalid_actions": 2, "fallbacks": 1}
+    assert env.game_record()["counters"] == {"invalid_actions": 2, "fallbacks": 1, "forfeits": 0}
 
 
 @pytest.mark.parametrize("text", ["A beetle is not it.", "It has a beehive nearby.", "It can be seen near flowers."])

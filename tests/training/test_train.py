@@ -111,3 +111,60 @@ def test_selfplay_snapshots_join_the_pool_and_play_other_seats(tmp_path):
     result = run_match("undercover", {"player_3": f"ppo:path={summary['policy']}", "*": "glove:infer=false"},
                        games=2, seed=1, progress=False)
     assert result["games"] == 2
+
+
+def _policy_parameters(path: Path) -> dict[str, np.ndarray]:
+    """A saved policy's network parameters, read from the file itself (no load cache)."""
+    from cluegym.training.policy_agent import algorithm_class
+
+    meta = json.loads(path.with_suffix(".json").read_text())
+    model = algorithm_class(meta["algo"]).load(str(path), device="cpu")
+    return {name: value.cpu().numpy() for name, value in model.policy.state_dict().items()}
+
+
+def test_cli_train_reports_the_saved_policy_after_its_last_update(tmp_path, capsys):
+    """The issue's run in small: --steps 48 is less than one rollout (64 steps) and evaluations
+    fall due mid-rollout and on its last step, before its update; the headline must still be
+    policy.zip after the last update, with the rounding of the steps said and recorded."""
+    from cluegym.training import policy_agent
+
+    out = tmp_path / "run"
+    code = cli_main(["train", "decrypto", "--seat", "eve", "--steps", "48", "--eval-every", "32", "--n-envs", "1",
+                     "--eval-games", "6", "--eval-seed", "5", "--opponent", "alice=glove:k=16", "--opponent",
+                     "bob=glove", "--algo-arg", "n_steps=64", "--out", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    # (c) PPO trains whole rollouts: the rounding is printed and recorded, num_timesteps is the truth.
+    assert "--steps 48 rounded up to 64 (MaskablePPO rollout = 64 steps x 1 env)" in printed
+    assert (summary["steps_requested"], summary["steps_trained"], summary["steps"]) == (48, 64, 64)
+    # (a) Every point is measured at an update boundary, the last one after the last update.
+    curve = summary["curve"]
+    assert [point["steps"] for point in curve] == [0, 64]
+    assert summary["final"] == curve[-1]
+    last_checkpoint = _policy_parameters(out / "checkpoints" / "step_64.zip")
+    saved = _policy_parameters(out / "policy.zip")
+    assert last_checkpoint.keys() == saved.keys()
+    assert all(np.array_equal(last_checkpoint[name], saved[name]) for name in saved)
+    # (b) The headline equals a fresh evaluation of policy.zip as a cluegym agent on the same seeded games.
+    policy_agent._LOADED.clear()
+    fresh = run_match("decrypto", {"eve": f"ppo:path={out / 'policy.zip'}", "alice": "glove:k=16", "bob": "glove"},
+                      games=6, seed=5, progress=False)
+    fresh_numbers = {k: v for k, v in fresh["metrics"].items() if isinstance(v, (int, float))}
+    assert {k: summary["final"][k] for k in fresh_numbers} == fresh_numbers
+
+
+def test_evaluations_fall_on_update_boundaries_and_leave_training_alone(tmp_path):
+    """Points at 0, 64, 128 for two 64-step rollouts (none mid-rollout), and evaluating
+    (which loads a network, drawing from torch's RNG) does not change what is trained."""
+    def run(eval_every: int, out: str) -> dict:
+        return train(TrainConfig("decrypto", "eve", steps=128, n_envs=1, opponents=EVE_OPPONENTS, eval_every=eval_every,
+                                 eval_games=2, eval_seed=5, seed=0, out=str(tmp_path / out), progress=False,
+                                 algo_kwargs={"n_steps": 64}))
+
+    often, never = run(32, "often"), run(10_000, "never")
+    assert [point["steps"] for point in often["curve"]] == [0, 64, 128]
+    assert [point["steps"] for point in never["curve"]] == [0, 128]
+    assert often["steps_rounding"] is None and often["steps_trained"] == 128
+    first, second = _policy_parameters(Path(often["policy"])), _policy_parameters(Path(never["policy"]))
+    assert all(np.array_equal(first[name], second[name]) for name in first)

@@ -22,7 +22,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cluegym.agents.llm.agent import LLMAgent
+from cluegym.agents.base import Forfeit
+from cluegym.agents.llm.agent import DeadlineExpired, LLMAgent
 from cluegym.agents.llm.backends import Message
 from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_code, parse_hints
 from cluegym.envs.decrypto.prompts import ROLE_PROMPTS, hint_dict, keyword_dict, system_prompt, turn_request, turn_summaries
@@ -41,12 +42,32 @@ def game_shape(observation: dict[str, Any]) -> tuple[int, int, int]:
 
 
 def parse_action(text: str, observation: dict[str, Any], info: dict[str, Any], seat: str) -> Any:
-    """Alice: a tuple of hints. Bob/Eve: the Discrete index of the guessed code."""
+    """Alice: a tuple of hints. Bob/Eve: the Discrete index of the guessed code.
+
+    Raises:
+        ParseError: no hints/code, or a code that cannot occur (already revealed: the
+            observation's ``action_mask``).
+    """
     n, k, _ = game_shape(observation)
     if seat == "alice":
         return parse_hints(text, count=k)
-    code = parse_code(text, code_length=k, num_keywords=n)
-    return all_codes(n, k).index(code)
+    return code_index(parse_code(text, code_length=k, num_keywords=n), observation)
+
+
+def code_index(code: tuple[int, ...], observation: dict[str, Any]) -> int:
+    """The Discrete index of ``code``, checked against the observation's mask of codes that
+    can still occur (revealed codes never recur).
+
+    Raises:
+        ParseError: the code was already revealed.
+    """
+    n, k, _ = game_shape(observation)
+    index = all_codes(n, k).index(code)
+    mask = observation.get("action_mask")
+    if mask is not None and not np.asarray(mask)[index]:
+        raise ParseError(f"the code {format_code(code)} was already used in an earlier turn and cannot occur again; "
+                         "guess another code")
+    return index
 
 
 # ------------------------------------------------------------------------- specialist
@@ -172,8 +193,10 @@ def parse_keywords(text: str, n: int) -> tuple[str, ...]:
         value = [value[k] for k in sorted(value, key=lambda x: str(x))]
     if isinstance(value, str):
         value = [v for v in value.replace(";", ",").split(",")]
-    words = tuple(" ".join(str(v).strip().lower().split()) for v in value) if isinstance(value, (list, tuple)) else ()
-    if len(words) != n or not all(words):
+    words: tuple[str, ...] = ()
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        words = tuple(" ".join(v.strip().lower().split()) for v in value)
+    if len(words) != n or not all(words) or any(len(w) > 60 for w in words):
         raise ParseError(f"give exactly {n} keywords as {_keywords_format(n)}")
     return words
 
@@ -233,8 +256,7 @@ class DecryptoPaperAgent(LLMAgent):
             answer = await self.ask(question, lambda t: parse_keywords(t, n), step="tom_keywords", final=False,
                                     on_failure=None, extra={"tom": {"probe": "keywords_q1", "turn": turn}})
             self.belief_contexts.append({"turn": turn, "context": messages, "q1": answer})
-        code = await self.ask(messages, lambda t: parse_code(t, k, n), step="guess")
-        return all_codes(n, k).index(code)
+        return await self.ask(messages, lambda t: code_index(parse_code(t, k, n), observation), step="guess")
 
     async def belief_probes(self, keywords: Sequence[str]) -> list[dict[str, Any]]:
         """After the game, ask questions 2 and 3 of section 5 in every branch where Eve was
@@ -242,7 +264,7 @@ class DecryptoPaperAgent(LLMAgent):
 
         Returns:
             One row per probed turn: ``{"turn", "q1", "q2", "q3", "truth"}`` (None where an
-            answer could not be read).
+            answer could not be read or the endpoint gave none in ``decision_timeout``).
         """
         rows = []
         n = len(keywords)
@@ -251,10 +273,12 @@ class DecryptoPaperAgent(LLMAgent):
             answers = []
             for name, prompt in (("q2", belief_reveal_prompt(truth)), ("q3", false_belief_prompt(truth))):
                 messages = branch["context"] + [{"role": "user", "content": prompt}]
-                answers.append(await self.ask(
-                    messages, lambda t: parse_keywords(t, n), step=f"tom_{name}", final=False, on_failure=None,
-                    extra={"tom": {"probe": f"keywords_{name}", "turn": branch["turn"]}},
-                ))
+                probe = self.ask(messages, lambda t: parse_keywords(t, n), step=f"tom_{name}", final=False,
+                                 on_failure=None, extra={"tom": {"probe": f"keywords_{name}", "turn": branch["turn"]}})
+                try:  # bounded like a decision; an endpoint that refuses leaves this answer unreadable
+                    answers.append(await self.within_deadline(probe, self.decision_timeout))
+                except (Forfeit, DeadlineExpired):
+                    answers.append(None)
             rows.append({"turn": branch["turn"], "q1": _listed(branch["q1"]), "q2": _listed(answers[0]),
                          "q3": _listed(answers[1]), "truth": truth})
         return rows

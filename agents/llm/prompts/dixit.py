@@ -27,7 +27,7 @@ import numpy as np
 
 from cluegym.agents.llm.agent import LLMAgent
 from cluegym.agents.llm.backends import Message
-from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_int, parse_json_answer
+from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_int, parse_json_answer, shown
 from cluegym.envs.dixit.prompts import DIRECT_SELECTION, ENTAILMENT_SCORING, json_answer
 
 STORY, DISTRACT, VOTE = 0, 1, 2
@@ -77,18 +77,41 @@ def parse_action(text: str, observation: dict[str, Any], info: dict[str, Any], s
         ParseError: no readable card number (or clue) for the phase.
     """
     phase = int(observation["phase"])
-    hand = len(observation["hand"])
     if phase == STORY:
         answer = extract_dict(text, "clue")
         card = answer.get("card", answer.get("answer"))
-        clue = " ".join(str(answer.get("clue") or "").split())
+        clue = answer.get("clue")
+        if clue is not None and not isinstance(clue, str):
+            raise ParseError(f'the clue must be text in quotes, got {shown(clue)}; '
+                             'answer {"reasoning": ..., "card": number, "clue": "your description"}')
+        clue = " ".join((clue or "").split())
         if not clue:
             raise ParseError('the clue is empty; answer {"reasoning": ..., "card": number, "clue": "your description"}')
-        return {"card": parse_int(card, 1, hand, "card number") - 1, "clue": clue}
+        return {"card": card_choice(card, observation, info), "clue": clue}
     answer, _ = parse_json_answer(text)
-    if phase == DISTRACT:
-        return {"card": parse_int(answer, 1, hand, "card number") - 1}
-    return {"card": parse_int(answer, 1, num_candidates(observation), "candidate number") - 1}
+    return {"card": card_choice(answer, observation, info)}
+
+
+def card_choice(value: Any, observation: dict[str, Any], info: dict[str, Any] | None = None) -> int:
+    """The 0-based slot a 1-based answer names: a hand card (story, distract) or a candidate
+    (vote; never the seat's own card), checked against ``info["action_mask"]["card"]``.
+
+    Raises:
+        ParseError: not a number in range, or a card the seat may not choose.
+    """
+    phase = int(observation["phase"])
+    if phase == VOTE:
+        slot = parse_int(value, 1, num_candidates(observation), "candidate number") - 1
+        own = int(observation.get("own_candidate", -1))
+        if slot == own:
+            raise ParseError(f"candidate {own + 1} is your own card: you cannot vote for it")
+    else:
+        slot = parse_int(value, 1, len(observation["hand"]), "card number") - 1
+    masks = info.get("action_mask") if isinstance(info, dict) else None
+    mask = masks.get("card") if isinstance(masks, dict) else None
+    if mask is not None and slot < len(mask) and not mask[slot]:
+        raise ParseError(f"{'candidate' if phase == VOTE else 'card'} {slot + 1} cannot be chosen now")
+    return slot
 
 
 # ------------------------------------------------------------------------- specialist
@@ -140,13 +163,13 @@ class DixitWorldAgent(LLMAgent):
                 [("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The card number (1-{h})")])
             content = [{"type": "text", "text": select}, *labelled_images("Card", hand, hand_captions)]
             slot = await self.ask([{"role": "user", "content": content}],
-                                  lambda t: parse_int(parse_json_answer(t)[0], 1, h, "card number") - 1, step="select_target")
+                                  lambda t: card_choice(parse_json_answer(t)[0], observation, info), step="select_target")
             describe = STORY_DESCRIBE + "\n" + json_answer(
                 [("reasoning", "Reasoning towards final description"), ("answer", "Your crafted Dixit description")])
             chosen = [{"type": "text", "text": "Your chosen image" + (f" (caption: {hand_captions[slot]})" if hand_captions else "") + ":"},
                       image_part(hand[slot])]
             clue_text = await self.ask([{"role": "user", "content": [{"type": "text", "text": describe}, *chosen]}],
-                                       _description, step="describe", final=False, on_failure=None)
+                                       parse_description, step="describe", final=False, on_failure=None)
             if clue_text is None:  # keep the chosen card; the env falls back to "(pass)" for the clue
                 clue_text = ""
             return {"card": slot, "clue": clue_text}
@@ -155,7 +178,7 @@ class DixitWorldAgent(LLMAgent):
                 [("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The card number (1-{h})")]))
             content = [{"type": "text", "text": text}, *labelled_images("Card", hand, hand_captions)]
             slot = await self.ask([{"role": "user", "content": content}],
-                                  lambda t: parse_int(parse_json_answer(t)[0], 1, h, "card number") - 1, step="distractor")
+                                  lambda t: card_choice(parse_json_answer(t)[0], observation, info), step="distractor")
             return {"card": slot}
         k = num_candidates(observation)
         candidates = np.asarray(observation["candidates"])[:k]
@@ -167,7 +190,7 @@ class DixitWorldAgent(LLMAgent):
                     + json_answer([("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The candidate number (1-{k})")]))
             content = [{"type": "text", "text": text}, *labelled_images("Candidate", candidates, captions)]
             choice = await self.ask([{"role": "user", "content": content}],
-                                    lambda t: parse_int(parse_json_answer(t)[0], 1, k, "candidate number") - 1, step="direct_selection")
+                                    lambda t: card_choice(parse_json_answer(t)[0], observation, info), step="direct_selection")
             return {"card": choice}
         return {"card": await self._entailment_vote(clue, candidates, captions, own)}
 
@@ -180,7 +203,7 @@ class DixitWorldAgent(LLMAgent):
             image = [{"type": "text", "text": "The image" + (f" (caption: {captions[i]})" if captions else "") + ":"},
                      image_part(candidates[i])]
             value = await self.ask([{"role": "user", "content": [{"type": "text", "text": prompt}, *image]}],
-                                   lambda t: float(parse_int(parse_json_answer(t)[0], 0, 100, "score")),
+                                   lambda t: float(parse_int(parse_json_answer(t)[0], 0, 100, "score", allow_fraction=True)),
                                    step="entailment_score", final=False, on_failure=-1.0, extra={"candidate": i})
             return float(value)
 
@@ -190,9 +213,12 @@ class DixitWorldAgent(LLMAgent):
         return int(ties[int(self.rng.integers(len(ties)))])
 
 
-def _description(text: str) -> str:
+def parse_description(text: str) -> str:
     answer, _ = parse_json_answer(text)
-    clue = " ".join(str(answer).split())
+    if not isinstance(answer, str):
+        raise ParseError(f'the description must be text in quotes, got {shown(answer)}; '
+                         'answer {"reasoning": ..., "answer": "your description"}')
+    clue = " ".join(answer.split())
     if not clue:
         raise ParseError('the description is empty; answer {"reasoning": ..., "answer": "your description"}')
     return clue

@@ -12,7 +12,7 @@ from typing import Any
 
 from cluegym.agents.llm.agent import LLMAgent
 from cluegym.agents.llm.backends import Message
-from cluegym.agents.llm.parsing import ParseError, extract_dict
+from cluegym.agents.llm.parsing import ParseError, extract_dict, shown
 
 
 def generalist_messages(observation: dict[str, Any], info: dict[str, Any], seat: str) -> list[Message]:
@@ -44,13 +44,20 @@ def parse_action(text: str, observation: dict[str, Any], info: dict[str, Any], s
                 answer = None
         else:
             answer = None
+    example = '{"utterance": "..."}' if seat == "attacker" else '{"utterance": "...", "guess": ""}'
     if answer is None:
-        example = '{"utterance": "..."}' if seat == "attacker" else '{"utterance": "...", "guess": ""}'
         raise ParseError(f"no utterance found; end with ANSWER: {example}")
+    utterance = answer.get("utterance")
+    if utterance is not None and not isinstance(utterance, str):
+        raise ParseError(f"the utterance must be text in quotes, got {shown(utterance)}; answer {example}")
     guess = answer.get("guess") if seat == "defender" else None
-    if isinstance(guess, (list, tuple)):
+    if isinstance(guess, (list, tuple)):  # ["apple"]: the first candidate
         guess = guess[0] if guess else ""
-    action = make_action(seat, str(answer.get("utterance") or ""), None if guess in (None, False) else str(guess))
+    if guess is False:
+        guess = None
+    if guess is not None and not isinstance(guess, str):
+        raise ParseError(f'the guess must be a word in quotes (or ""), got {shown(guess)}; answer {example}')
+    action = make_action(seat, utterance or "", guess)
     if not action["utterance"] and not action.get("guess"):
         raise ParseError("the utterance is empty")
     return action

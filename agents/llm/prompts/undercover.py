@@ -19,7 +19,8 @@ import numpy as np
 
 from cluegym.agents.llm.agent import LLMAgent
 from cluegym.agents.llm.backends import Message
-from cluegym.agents.llm.parsing import ParseError, extract_dict
+from cluegym.agents.llm.parsing import ParseError, extract_dict, loads_lenient, shown, small_int
+from cluegym.envs.undercover.env import BELIEFS_MAX_CHARS
 
 SPEAK, VOTE = 0, 1
 
@@ -28,34 +29,54 @@ def player_name(index: int) -> str:
     return f"player_{int(index)}"
 
 
-def player_index(value: Any, num_players: int) -> int:
-    """``"player_3"``, ``"Player 3"``, ``3`` or ``"3"`` -> 3.
+def player_index(value: Any, num_players: int, allowed: Any = None) -> int:
+    """``"player_3"``, ``"Player 3"``, ``3``, ``3.0`` or ``"3"`` -> 3.
+
+    Args:
+        value: the vote as the model wrote it.
+        num_players: players in the game.
+        allowed: optional mask (one entry per player) of the players that may be named,
+            e.g. the observation's ``vote_mask`` (living players other than oneself).
 
     Raises:
-        ParseError: no player number in range.
+        ParseError: no player number, one out of range, or one the mask excludes.
     """
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        number = int(value)
-    else:
-        found = re.findall(r"\d+", str(value))
+    expected = 'the vote must name a player like "player_2"'
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, str, np.integer, np.floating)):
+        raise ParseError(f"{expected}, got {shown(value)}")
+    if isinstance(value, str):
+        text = value[:200]
+        found = re.findall(r"player[\s_#-]*(-?\d+)", text, re.IGNORECASE) or re.findall(r"-?\d+", text)
         if not found:
-            raise ParseError(f'the vote must name a player like "player_2", got {str(value)[:40]!r}')
-        number = int(found[-1])
+            raise ParseError(f"{expected}, got {shown(value)}")
+        number = small_int(found[-1])
+    else:
+        number = small_int(value.item() if isinstance(value, np.generic) else value)
+    if number is None:
+        raise ParseError(f"{expected} by its whole number (player_0 to player_{num_players - 1}), got {shown(value)}")
     if not 0 <= number < num_players:
         raise ParseError(f"there is no player_{number}; players are player_0 to player_{num_players - 1}")
+    if allowed is not None and not np.asarray(allowed)[number]:
+        options = ", ".join(player_name(p) for p, ok in enumerate(np.asarray(allowed)) if ok)
+        raise ParseError(f"you cannot vote for player_{number}; vote for a living player other than yourself: {options}")
     return number
 
 
 def beliefs_json(value: Any) -> str | None:
-    """A belief report as the env's JSON text (None when absent or not a dictionary)."""
+    """A belief report as the env's JSON text (None when absent, not a dictionary, not
+    strict JSON, or longer than the env's ``beliefs`` field allows)."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = loads_lenient(value[:BELIEFS_MAX_CHARS])
+        except ParseError:
             return None
     if not isinstance(value, dict) or not value:
         return None
-    return json.dumps(value, ensure_ascii=True)[:2000]
+    try:
+        text = json.dumps(value, ensure_ascii=True, allow_nan=False)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    return text if len(text) <= BELIEFS_MAX_CHARS else None
 
 
 def generalist_messages(observation: dict[str, Any], info: dict[str, Any], seat: str) -> list[Message]:
@@ -81,13 +102,25 @@ def parse_action(text: str, observation: dict[str, Any], info: dict[str, Any], s
     if beliefs:
         action["beliefs"] = beliefs
     if phase == SPEAK:
-        description = " ".join(str(answer[key]).split())
-        if not description:
-            raise ParseError("the description is empty")
-        action["description"] = description
+        action["description"] = description_text(answer[key])
     else:
-        action["vote"] = player_index(answer[key], len(observation["alive"]))
+        action["vote"] = player_index(answer[key], len(observation["alive"]), observation.get("vote_mask"))
     return action
+
+
+def description_text(value: Any) -> str:
+    """A description from the answer: a non-empty string, whitespace collapsed.
+
+    Raises:
+        ParseError: not a string, or empty.
+    """
+    if not isinstance(value, str):
+        raise ParseError(f'the description must be a sentence in quotes, got {shown(value)}; '
+                         'answer {"description": "your one-sentence description"}')
+    description = " ".join(value.split())
+    if not description:
+        raise ParseError("the description is empty")
+    return description
 
 
 # ------------------------------------------------------------------------------ CoT

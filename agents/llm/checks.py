@@ -1,0 +1,87 @@
+"""Checks shared by the LLM agents and backends: option ranges, free-text bounds of an
+action space, and strict-JSON values for call logs (pure functions, no model, no network).
+
+Example:
+    >>> check_number("temperature", float("nan"), low=0, high=2, what="a number from 0 to 2")
+    Traceback (most recent call last):
+    ValueError: temperature must be a number from 0 to 2, got nan
+    >>> text_bounds_error({"utterance": "x" * 500}, cluegym.make("taboo").action_space("attacker"))
+    'the "utterance" is 500 characters long; at most 300 are allowed'
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from cluegym.envs.core.record import to_jsonable
+
+
+def check_number(name: str, value: Any, *, low: float | None = None, high: float | None = None,
+                 low_open: bool = False, integer: bool = False, what: str = "") -> None:
+    """Raise a one-line ValueError unless ``value`` is a finite number (an integer when
+    ``integer``) within ``[low, high]`` (``(low, high]`` when ``low_open``).
+
+    Example:
+        >>> check_number("temperature", float("nan"), low=0, high=2, what="a number from 0 to 2")
+        Traceback (most recent call last):
+        ValueError: temperature must be a number from 0 to 2, got nan
+    """
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if ok and integer:
+        ok = isinstance(value, (int, np.integer)) or (math.isfinite(value) and float(value).is_integer())
+    ok = ok and (isinstance(value, (int, np.integer)) or math.isfinite(value))
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value <= high
+    if not ok:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+
+
+def check_llm_options(*, temperature: float, top_p: float, max_tokens: int, timeout: float, max_retries: int,
+                      max_in_flight: int, parse_retries: int, decision_timeout: float) -> None:
+    """Raise a one-line ValueError naming the first LLM agent option out of range."""
+    check_number("temperature", temperature, low=0, high=2, what="a number from 0 to 2")
+    check_number("top_p", top_p, low=0, low_open=True, high=1, what="a number in (0, 1]")
+    check_number("max_tokens", max_tokens, low=1, integer=True, what="an integer >= 1")
+    check_number("timeout", timeout, low=0, low_open=True, what="a finite number of seconds > 0")
+    check_number("max_retries", max_retries, low=0, integer=True, what="an integer >= 0")
+    check_number("max_in_flight", max_in_flight, low=1, integer=True, what="an integer >= 1")
+    check_number("parse_retries", parse_retries, low=0, integer=True, what="an integer >= 0")
+    check_number("decision_timeout", decision_timeout, low=0, low_open=True, what="a finite number of seconds > 0")
+
+
+def text_bounds_error(value: Any, space: gymnasium.Space, where: str = "your answer") -> str | None:
+    """Why ``value`` has free text longer than ``space`` allows (None when it fits or when
+    the value does not have the space's shape: that is the env's to judge)."""
+    if isinstance(space, gymnasium.spaces.Text):
+        if isinstance(value, str) and len(value) > space.max_length:
+            return f"{where} is {len(value)} characters long; at most {space.max_length} are allowed"
+    elif isinstance(space, gymnasium.spaces.Dict) and isinstance(value, dict):
+        for key, item in value.items():
+            if key in space.spaces:
+                error = text_bounds_error(item, space.spaces[key], f'the "{key}"')
+                if error:
+                    return error
+    elif isinstance(space, gymnasium.spaces.Tuple) and isinstance(value, (list, tuple)) and len(value) == len(space):
+        for i, (item, sub) in enumerate(zip(value, space.spaces)):
+            error = text_bounds_error(item, sub, f"item {i + 1}")
+            if error:
+                return error
+    return None
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as strict JSON data (non-finite floats become the strings NaN/Infinity)."""
+    value = to_jsonable(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value

@@ -1,0 +1,270 @@
+"""Game options are checked and coerced against each env's declared signature (one mechanism,
+``cluegym.envs.core.options``, shared with agent specs); ``cluegym list GAME`` shows them."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Literal, Sequence, get_args
+
+import numpy as np
+import pytest
+
+import cluegym
+from cluegym.agents import AgentSpecError, make_agent
+from cluegym.cli import main
+from cluegym.envs import decrypto_v0
+from cluegym.envs.core.options import OptionError, check_init_options, coerce_value, docstring_args, type_name
+from cluegym.envs.decrypto.env import DecryptoEnv
+from cluegym.envs.dixit.rules import PRESETS, SCORINGS
+
+GAMES = ("decrypto", "dixit", "taboo", "undercover")
+TARGETS = ["apple", "river", "candle", "mountain"]
+
+
+def _one_line(exc: pytest.ExceptionInfo) -> str:
+    message = str(exc.value)
+    assert "\n" not in message and message.strip() == message
+    return message
+
+
+# -- unknown options ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", GAMES)
+def test_unknown_option_lists_every_valid_option(game: str):
+    with pytest.raises(OptionError) as exc:
+        cluegym.make(game, no_such_option=1)
+    message = _one_line(exc)
+    assert message.startswith(f"{game} has no option no_such_option; accepted: ")
+    for name in cluegym.game_options(game):
+        assert f"{name}=" in message
+    assert isinstance(exc.value, ValueError)
+
+
+@pytest.mark.parametrize("game, typo, meant", [
+    ("decrypto", "max_turn", "max_turns"),
+    ("dixit", "num_player", "num_players"),
+    ("taboo", "target", "targets"),
+    ("undercover", "word_pair", "word_pairs"),
+])
+def test_unknown_option_suggests_the_closest(game: str, typo: str, meant: str):
+    with pytest.raises(OptionError, match=f"has no option {typo};.*did you mean {meant}\\?$"):
+        cluegym.make(game, **{typo: 2})
+
+
+def test_direct_construction_paths_give_the_same_error_not_a_type_error():
+    for build in (decrypto_v0.env, decrypto_v0.raw_env, DecryptoEnv):
+        with pytest.raises(OptionError, match="decrypto has no option max_turn; .*did you mean max_turns"):
+            build(max_turn=2)
+
+
+# -- wrong types --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game, options, message", [
+    ("decrypto", {"max_turns": "abc"}, "decrypto option max_turns='abc': expected int"),
+    ("decrypto", {"max_turns": True}, "decrypto option max_turns=True: expected int"),
+    ("decrypto", {"max_turns": 8.5}, "decrypto option max_turns=8.5: expected int"),
+    ("decrypto", {"keywords": 5}, "decrypto option keywords=5: expected str | Path | Sequence[str] | None"),
+    ("dixit", {"num_players": "four"}, "dixit option num_players='four': expected int | None"),
+    ("dixit", {"num_players": float("nan")}, "dixit option num_players=nan: expected int | None"),
+    ("dixit", {"rules": "house"}, "dixit option rules='house': expected 'dixitworld' | 'official'"),
+    ("dixit", {"hand_swap": "maybe"}, "dixit option hand_swap='maybe': expected bool | None"),
+    ("taboo", {"strict_word_check": 2}, "taboo option strict_word_check=2: expected bool"),
+    ("taboo", {"targets": ["apple", 3]}, "taboo option targets=['apple', 3]: expected"),
+    ("undercover", {"max_rounds": float("inf")}, "undercover option max_rounds=inf: expected int"),
+    ("undercover", {"timeout_winner": "eve"},
+     "undercover option timeout_winner='eve': expected 'civilians' | 'undercover' | 'none'"),
+    ("undercover", {"undercover_seats": "3,4"}, "undercover option undercover_seats='3,4': expected"),
+])
+def test_wrong_type_is_a_one_line_error(game: str, options: dict[str, Any], message: str):
+    with pytest.raises(OptionError) as exc:
+        cluegym.make(game, **options)
+    assert _one_line(exc).startswith(message)
+
+
+def test_shown_values_are_short_and_safe():
+    class Unprintable:
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    looped: list[Any] = []
+    looped.append(looped)
+    with pytest.raises(OptionError, match=r"keywords=\[\[\.\.\.\]\]: expected"):
+        cluegym.make("decrypto", keywords=looped)
+    with pytest.raises(OptionError, match=r"max_turns=<Unprintable>: expected int"):
+        cluegym.make("decrypto", max_turns=Unprintable())
+    with pytest.raises(OptionError) as exc:
+        cluegym.make("decrypto", max_turns="9" * 5000)
+    assert len(_one_line(exc)) < 120
+
+
+# -- coercion from text (what `cluegym run --env k=v` passes) -----------------------------------
+
+def test_text_converts_to_the_declared_types():
+    decrypto = cluegym.make("decrypto", max_turns="6", interception_limit=" 3 ", keywords="none").unwrapped
+    assert decrypto.game_config.max_turns == 6 and decrypto.game_config.interception_limit == 3
+    assert decrypto.config["keywords"] is None
+
+    dixit = cluegym.make("dixit", rules="official", num_players="3", hand_swap="true", target_score="null",
+                         image_size="48x32", reveal_captions="false").unwrapped
+    assert dixit.game_config.num_players == 3 and dixit.game_config.hand_swap is True
+    assert dixit.image_size == (48, 32) and dixit.reveal_captions is False
+    assert cluegym.make("dixit", image_size=[40, 24]).unwrapped.image_size == (40, 24)
+
+    taboo = cluegym.make("taboo", targets=TARGETS, max_turns="2", strict_word_check="yes").unwrapped
+    assert taboo.game_config.max_turns == 2 and taboo.game_config.strict_word_check is True
+
+    under = cluegym.make("undercover", num_players="4", num_undercover="1", undercover_seats="[3]",
+                         word_pairs=[("car", "truck")], timeout_winner="undercover").unwrapped
+    assert under.game_config.num_players == 4 and under.undercover_seats == [3]
+    assert under.word_pairs == (("car", "truck"),) and under.game_config.timeout_winner == "undercover"
+
+
+def test_cli_env_values_are_coerced_and_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "decrypto", "--env", "max_turns=abc", "--no-progress", "--no-show"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "cluegym: error: decrypto option max_turns='abc': expected int"
+    with pytest.raises(SystemExit):
+        main(["run", "decrypto", "--env", "max_turn=2", "--no-progress", "--no-show"])
+    assert "did you mean max_turns?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game, options, words", [
+    ("decrypto", {"max_turns": 0}, "max_turns"),
+    ("dixit", {"num_players": 8}, "num_players"),
+    ("taboo", {"max_turns": 0, "targets": TARGETS}, "max_turns"),
+    ("undercover", {"num_undercover": 3}, "undercover"),
+])
+def test_range_errors_stay_with_the_game_and_are_one_line(game: str, options: dict[str, Any], words: str):
+    with pytest.raises(ValueError, match=words) as exc:
+        cluegym.make(game, **options)
+    assert not isinstance(exc.value, OptionError)  # the type was right; the game judged the value
+    _one_line(exc)
+
+
+# -- the shared mechanism -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, annotation, expected", [
+    ("8", int, 8), (np.int64(7), int | None, 7), ("none", int | None, None), (None, int | None, None),
+    ("0.5", float, 0.5), (2, float, 2.0), ("true", bool, True), ("off", bool, False), (1, bool, True),
+    ("official", Literal["dixitworld", "official"], "official"), ("3", Literal[1, 2, 3], 3),
+    ("[1, 2]", Sequence[int], [1, 2]), ((1, "2"), tuple[int, int], (1, 2)), ("96x64", Sequence[int] | str, "96x64"),
+    ("a.txt", Path, Path("a.txt")), ("a.txt", str | Path, "a.txt"), ({"k": "1"}, dict[str, int], {"k": 1}),
+    (object, Any, object),
+])
+def test_coerce_value_accepts(value: Any, annotation: Any, expected: Any):
+    result = coerce_value(value, annotation)
+    assert result == expected and type(result) is type(expected)
+
+
+@pytest.mark.parametrize("value, annotation", [
+    (True, int), (False, int | None), (8.0, int), ("8.0", int), ("9" * 5000, int),
+    ("nan", float), ("inf", float), ("-Infinity", float), ("1e400", float), (math.nan, float), (10**400, float),
+    ("maybe", bool), (2, bool), ("", Path), (5, str), ("abc", Sequence[str]), (["a", 1], Sequence[str]),
+    ((1, 2, 3), tuple[int, int]), ("house", Literal["dixitworld", "official"]), (True, Literal[1]),
+])
+def test_coerce_value_rejects(value: Any, annotation: Any):
+    with pytest.raises(ValueError):
+        coerce_value(value, annotation)
+
+
+def test_agent_specs_use_the_same_mechanism():
+    space = cluegym.make("decrypto").action_space("alice")
+    with pytest.raises(AgentSpecError, match=r"parameter temperature='nan': expected float \(finite\)$"):
+        make_agent("llm:temperature=nan", game="decrypto", seat="alice", action_space=space)
+    with pytest.raises(AgentSpecError, match="has no parameter kk; accepted: .*; did you mean k\\?$"):
+        make_agent("glove:kk=3", game="decrypto", seat="alice", action_space=space)
+    assert issubclass(AgentSpecError, OptionError)
+
+
+def test_any_class_can_check_its_options():
+    @check_init_options
+    class Table:
+        def __init__(self, size: int = 3, *, lit: bool = False, **extra: Any) -> None:
+            self.size, self.lit, self.extra = size, lit, extra
+
+    table = Table(size="4", lit="on", colour="red")  # **extra: undeclared names pass unchecked
+    assert (table.size, table.lit, table.extra) == (4, True, {"colour": "red"})
+    assert Table(5).size == 5
+    with pytest.raises(OptionError, match="Table option size='big': expected int"):
+        Table(size="big")
+
+
+def test_a_game_subclass_adds_options_and_keeps_the_game_checks():
+    class BonusDecrypto(DecryptoEnv):
+        def __init__(self, *, bonus: int = 0, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.bonus = bonus
+
+    env = BonusDecrypto(bonus="2", max_turns="3")
+    assert env.bonus == 2 and env.game_config.max_turns == 3
+    with pytest.raises(OptionError, match="decrypto has no option max_turn;"):
+        BonusDecrypto(max_turn=3)
+
+
+def test_docstring_args_and_type_names():
+    doc = """Title.
+
+    Args:
+        max_turns: turns to
+            survive (default 8).
+        deck: a ``folder``; see :func:`load_deck` for caption-
+            based decks.
+
+    Returns:
+        nothing: not an option.
+    """
+    assert docstring_args(doc) == {"max_turns": "turns to survive (default 8).",
+                                   "deck": "a folder; see load_deck for caption-based decks."}
+    assert type_name(str | Path | Sequence[str] | None) == "str | Path | Sequence[str] | None"
+    assert type_name(Literal["a", "b"] | None) == "'a' | 'b' | None"
+    assert type_name(tuple[int, ...]) == "tuple[int, ...]"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_option_is_declared_typed_and_described(game: str):
+    options = cluegym.game_options(game)
+    assert {"max_retries", "render_mode", "record_observations"} <= set(options)
+    for option in options.values():
+        assert option.annotation is not Any, option.name
+        assert option.description, f"{game}.{option.name} has no description in the env's Args:"
+        assert not option.required
+
+
+def test_dixit_choices_match_the_rules():
+    options = cluegym.game_options("dixit")
+    assert get_args(options["rules"].annotation) == tuple(PRESETS)
+    assert get_args(get_args(options["scoring"].annotation)[0]) == SCORINGS
+
+
+# -- cluegym list -------------------------------------------------------------------------------
+
+def test_cluegym_list_game_shows_every_option(capsys):
+    assert main(["list", "decrypto"]) == 0
+    out = capsys.readouterr().out
+    assert "seats: alice, bob, eve" in out
+    assert "  max_turns: int = 8\n      turns Alice and Bob must survive (default 8).\n" in out
+    assert "  keywords: str | Path | Sequence[str] | None = None\n" in out
+    for name in cluegym.game_options("decrypto"):
+        assert f"\n  {name}: " in out
+
+
+def test_cluegym_list_dixit_shows_literal_choices(capsys):
+    assert main(["list", "dixit"]) == 0
+    assert "  rules: 'dixitworld' | 'official' = 'dixitworld'\n" in capsys.readouterr().out
+
+
+def test_cluegym_list_overview_points_to_game_options(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("games:\n") and "agents (name[:key=value,...]):" in out
+    assert "`cluegym list GAME`" in out
+
+
+def test_cluegym_list_unknown_game(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["list", "chess"])
+    assert exc.value.code == 2
+    assert "unknown game 'chess'; registered games: decrypto, dixit, taboo, undercover" in capsys.readouterr().err
