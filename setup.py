@@ -1,7 +1,7 @@
 """Package discovery for cluegym's folder layout.
 
-The top-level folders ``envs/``, ``agents/``, ``wrappers/``, ``training/`` and
-``benchmarks/`` are installed as ``cluegym.envs``, ``cluegym.agents``, ... so a new
+The top-level folders ``envs/``, ``harness/``, ``agents/``, ``wrappers/``, ``training/`` and
+``benchmarks/`` are installed as ``cluegym.envs``, ``cluegym.harness``, ... so a new
 game or agent module is picked up without touching any list: every folder with an
 ``__init__.py`` becomes a package and every file under a ``data/`` folder ships.
 """
@@ -14,6 +14,7 @@ ROOT = Path(__file__).parent
 NAMESPACE = {
     "cluegym": "cluegym",
     "cluegym.envs": "envs",
+    "cluegym.harness": "harness",
     "cluegym.agents": "agents",
     "cluegym.wrappers": "wrappers",
     "cluegym.training": "training",

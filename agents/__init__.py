@@ -3,36 +3,52 @@
 Agents are named in specs like ``glove:k=16,seed=3``: a registered name, then optional
 ``key=value`` parameters checked against the agent class's keyword arguments.
 
-Registry values are ``"module:attr"`` strings (optionally with preset parameters), loaded
-lazily. ``attr`` is either an :class:`~cluegym.agents.base.Agent` subclass or a dispatcher
-``(game, seat) -> Agent subclass`` for families (e.g. embedding baselines) that have one
-class per game and seat.
+A registry entry's target is an :class:`~cluegym.agents.base.Agent` subclass or a dispatcher
+``(game, seat, **preset) -> Agent subclass`` for families (e.g. embedding baselines) that
+have one class per game and seat, given as the object or as a ``"module:attr"`` string loaded
+on first use. Agents defined above this layer (the trained policies ``ppo`` and
+``task-random`` of :mod:`cluegym.training`) are declared by their package as entry points::
+
+    [project.entry-points."cluegym.agents"]
+    ppo = "cluegym.training.policy_agent:PolicyAgent"
+
+and registered the first time the registry is consulted (their modules load only when the
+agent is built).
 
 Example:
-    >>> from cluegym.agents import make_agent, parse_agent_spec
+    >>> from cluegym.agents import make_agent, parse_agent_spec, register_agent, run_match
     >>> parse_agent_spec("glove:k=16")
     ('glove', {'k': '16'})
+    >>> register_agent("glove-wide", "cluegym.agents.embedding:embedding_agent_class", embedding="glove")
+    >>> run_match("decrypto", {"*": "random"}, games=4, progress=False)["ok"]
+    True
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-from typing import Any
+import re
+import threading
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, Callable
 
 import gymnasium
 
 from cluegym.agents.base import Agent
 from cluegym.envs.core.options import OptionError, check_options, declared_options
+from cluegym.harness import run_match as run_match_with
 
-#: name -> "module:attr" or ("module:attr", preset parameters). One line per agent.
-AGENTS: dict[str, str | tuple[str, dict[str, Any]]] = {
+#: What a registry entry names: an Agent subclass, a dispatcher ``(game, seat, **preset) ->
+#: Agent subclass``, or either as a ``"module:attr"`` string (loaded on first use).
+AgentTarget = str | type[Agent] | Callable[..., type[Agent]]
+
+#: name -> target, or (target, preset parameters). One line per agent; see :func:`register_agent`.
+AGENTS: dict[str, AgentTarget | tuple[AgentTarget, dict[str, Any]]] = {
     "random": "cluegym.agents.random_agent:RandomAgent",
     "glove": ("cluegym.agents.embedding:embedding_agent_class", {"embedding": "glove"}),
     "word2vec": ("cluegym.agents.embedding:embedding_agent_class", {"embedding": "word2vec"}),
     "minilm": ("cluegym.agents.embedding:embedding_agent_class", {"embedding": "minilm"}),
-    "ppo": "cluegym.training.policy_agent:PolicyAgent",
-    "task-random": "cluegym.training.policy_agent:TaskRandomAgent",
     "llm": "cluegym.agents.llm.agent:LLMAgent",
     "llm-cot": "cluegym.agents.llm.agent:specialist_class",
     "comet": "cluegym.agents.llm.comet:comet_class",
@@ -40,11 +56,103 @@ AGENTS: dict[str, str | tuple[str, dict[str, Any]]] = {
     "vision": "cluegym.agents.embedding.dixit:VisionAgent",
 }
 
-__all__ = ["AGENTS", "Agent", "AgentSpecError", "make_agent", "parse_agent_spec", "agent_params"]
+#: The entry-point group where installed packages declare agents (``name = "module:attr"``).
+ENTRY_POINT_GROUP = "cluegym.agents"
+#: An agent name: letters, digits, ``_``, ``.`` and ``-`` (no ``:``, ``,`` or ``=``: specs use them).
+AGENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+#: A ``module:attr`` reference.
+TARGET_REFERENCE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+#: agent name -> the entry point that registered it (named in load errors).
+_ENTRY_POINT_OF: dict[str, EntryPoint] = {}
+_entry_points_loaded = False
+_lock = threading.RLock()
+
+__all__ = [
+    "AGENTS", "ENTRY_POINT_GROUP", "Agent", "AgentSpecError", "AgentTarget", "agent_class", "agent_params",
+    "load_entry_points", "make_agent", "parse_agent_spec", "register_agent", "registered_agents", "run_match",
+]
 
 
 class AgentSpecError(OptionError):
-    """An agent spec names an unknown agent or parameter, or a value of the wrong type."""
+    """An agent spec names an unknown agent or parameter, or a value of the wrong type; or a
+    registered agent cannot be loaded (the message names its entry point when it has one)."""
+
+
+def _entry_point_text(entry: EntryPoint) -> str:
+    dist = getattr(entry, "dist", None)
+    source = f", distribution {dist.name}" if dist is not None else ""
+    return f"entry point '{entry.name} = {entry.value}' (group {ENTRY_POINT_GROUP}{source})"
+
+
+def load_entry_points() -> None:
+    """Register the agents that installed packages declare in the ``cluegym.agents``
+    entry-point group (once; the registry calls this on first use). Only the names are read:
+    an agent's module is imported when the agent is built.
+
+    Raises:
+        AgentSpecError: a malformed entry point, or one naming an agent registered otherwise
+            (the message names the entry point). Raised again on every use until fixed.
+    """
+    global _entry_points_loaded
+    with _lock:
+        if _entry_points_loaded:
+            return
+        found: dict[str, EntryPoint] = {}
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            where = _entry_point_text(entry)
+            if not AGENT_NAME.fullmatch(entry.name):
+                raise AgentSpecError(f"{where}: {entry.name!r} is not an agent name "
+                                     f"(letters, digits, '_', '.', '-')")
+            if not TARGET_REFERENCE.fullmatch(entry.value):
+                raise AgentSpecError(f"{where}: the value must be 'module:attr' naming an Agent class or "
+                                     f"a dispatcher (game, seat) -> Agent class")
+            taken = found.get(entry.name) or _ENTRY_POINT_OF.get(entry.name)
+            if (taken is not None and taken.value != entry.value) or (taken is None and entry.name in AGENTS):
+                other = _entry_point_text(taken) if taken is not None else "a built-in agent"
+                raise AgentSpecError(f"{where}: agent {entry.name!r} is already registered by {other}")
+            found[entry.name] = entry
+        for name, entry in found.items():
+            AGENTS[name] = entry.value
+            _ENTRY_POINT_OF[name] = entry
+        _entry_points_loaded = True
+
+
+def register_agent(name: str, target: AgentTarget, *, replace: bool = False, **preset: Any) -> None:
+    """Register an agent under ``name`` (plug-ins, tests, agents defined above this layer).
+
+    Args:
+        name: the name used in specs (``name:key=value,...``).
+        target: an Agent subclass, a dispatcher ``(game, seat, **preset) -> Agent subclass``,
+            or either as a ``"module:attr"`` string (loaded when the agent is first built).
+        replace: replace an agent already registered under ``name`` instead of failing.
+        **preset: parameters given to the class (or, for a dispatcher, to the dispatcher).
+
+    Raises:
+        AgentSpecError: a malformed name or target, or a name already registered.
+
+    Example:
+        >>> register_agent("glove-k8", "cluegym.agents.embedding:embedding_agent_class", embedding="glove")
+    """
+    if not isinstance(name, str) or not AGENT_NAME.fullmatch(name):
+        raise AgentSpecError(f"agent name must be letters, digits, '_', '.' or '-', got {name!r}")
+    if isinstance(target, str) and not TARGET_REFERENCE.fullmatch(target):
+        raise AgentSpecError(f"agent {name!r}: target must be 'module:attr', got {target!r}")
+    if not isinstance(target, str) and not callable(target):
+        raise AgentSpecError(f"agent {name!r}: target must be an Agent class, a dispatcher or 'module:attr', "
+                             f"got {type(target).__name__}")
+    load_entry_points()
+    with _lock:
+        if name in AGENTS and not replace:
+            raise AgentSpecError(f"agent {name!r} is already registered; pass replace=True to replace it")
+        AGENTS[name] = (target, dict(preset)) if preset else target
+        _ENTRY_POINT_OF.pop(name, None)
+
+
+def registered_agents() -> list[str]:
+    """The registered agent names, sorted (entry-point agents included)."""
+    load_entry_points()
+    return sorted(AGENTS)
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -61,18 +169,33 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, params
 
 
-def _load(path: str) -> Any:
-    module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)
+def _load_target(name: str, target: AgentTarget) -> type[Agent] | Callable[..., type[Agent]]:
+    """The object an entry names; a failed import of an entry-point agent names its entry point."""
+    if not isinstance(target, str):
+        return target
+    module, _, attr = target.partition(":")
+    entry = _ENTRY_POINT_OF.get(name)
+    if entry is None:
+        return getattr(importlib.import_module(module), attr)
+    try:
+        loaded = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise AgentSpecError(f"agent {name!r} from {_entry_point_text(entry)} cannot be loaded: "
+                             f"{type(exc).__name__}: {exc}") from exc
+    if not callable(loaded):
+        raise AgentSpecError(f"agent {name!r} from {_entry_point_text(entry)} names a "
+                             f"{type(loaded).__name__}, not an Agent class or a dispatcher")
+    return loaded
 
 
 def agent_class(name: str, game: str, seat: str) -> tuple[type[Agent], dict[str, Any]]:
     """Resolve a registered agent name to its class for ``game``/``seat`` and preset params."""
+    load_entry_points()
     if name not in AGENTS:
         raise AgentSpecError(f"unknown agent {name!r}; registered agents: {', '.join(sorted(AGENTS))}")
     entry = AGENTS[name]
-    path, preset = (entry, {}) if isinstance(entry, str) else entry
-    target = _load(path)
+    reference, preset = entry if isinstance(entry, tuple) else (entry, {})
+    target = _load_target(name, reference)
     if inspect.isclass(target) and issubclass(target, Agent):
         cls = target
     else:
@@ -130,3 +253,20 @@ def make_agent(
     )
     kwargs.setdefault("seed", seed)
     return cls(game, seat, action_space, **kwargs)
+
+
+def run_match(game: str, agents: dict[str, str], **options: Any) -> dict[str, Any]:
+    """:func:`cluegym.harness.run_match` with agents built from this registry (:func:`make_agent`).
+
+    Args:
+        game: registered game name.
+        agents: seat -> agent spec (``"*"`` fills the seats not named).
+        **options: the harness's options: ``games``, ``seed``, ``env_kwargs``, ``concurrency``,
+            ``results_path``, ``summary_path``, ``progress``, ``on_game``.
+
+    Example:
+        >>> summary = run_match("decrypto", {"alice": "glove:k=16", "bob": "glove", "eve": "word2vec"},
+        ...                     games=32, seed=0)
+        >>> summary["metrics"]["avg_turns"], summary["ok"]
+    """
+    return run_match_with(game, agents, make_agent=make_agent, **options)

@@ -1,8 +1,10 @@
 """The agent interface shared by every player: random, embedding baselines, LLMs, RL policies.
 
-An agent plays one seat of one game. The harness calls :meth:`Agent.reset` before each
-game and :meth:`Agent.act` whenever the seat is to move. When the env rejects an action it
-says why in ``info["error"]`` and the same seat moves again, so an agent can correct itself.
+An agent plays one seat of one game. The match harness (:mod:`cluegym.harness`) calls
+:meth:`Agent.reset` before each game and :meth:`Agent.act_async` whenever the seat is to move;
+an agent that cannot decide raises :class:`Forfeit` (defined by the harness, re-exported here).
+When the env rejects an action it says why in ``info["error"]`` and the same seat moves
+again, so an agent can correct itself.
 
 Example:
     >>> from cluegym.agents import make_agent
@@ -18,22 +20,10 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+# Forfeit belongs to the match harness (the layer below); re-exported here for agents.
+from cluegym.harness.agent_protocol import Forfeit
 
-class Forfeit(Exception):
-    """This agent cannot decide: apply the env's fallback for this one decision, with this reason.
-
-    Raised by :meth:`Agent.act` / :meth:`Agent.act_async` when an agent gives up on the current
-    decision (an LLM reply that stays unreadable after the re-asks, an endpoint that keeps
-    failing or refuses the request, a decision deadline that passed). The match harness calls
-    ``env.unwrapped.forfeit(str(exc))``: the env applies its documented fallback at once and
-    records the reason; the game and the match go on. ``str(exc)`` never holds a secret.
-
-    Example:
-        >>> try:
-        ...     action = await agent.act_async(observation, info)
-        ... except Forfeit as exc:
-        ...     env.unwrapped.forfeit(str(exc))
-    """
+__all__ = ["Agent", "Forfeit"]
 
 
 class Agent:

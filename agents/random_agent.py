@@ -8,6 +8,7 @@ import gymnasium
 import numpy as np
 
 from cluegym.agents.base import Agent
+from cluegym.envs.core.registry import env_module
 
 
 class RandomAgent(Agent):
@@ -37,9 +38,7 @@ class RandomAgent(Agent):
 
     def _words(self) -> tuple[str, ...]:
         if not hasattr(self, "_vocabulary"):
-            import cluegym
-
-            provider = getattr(cluegym.env_module(self.game), "random_vocabulary", None)
+            provider = getattr(env_module(self.game), "random_vocabulary", None)
             self._vocabulary = tuple(provider()) if provider else self._FALLBACK_WORDS
         return self._vocabulary
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cluegym.benchmarks.match import run_match
+from cluegym.agents import run_match
 
 PAIRS = {"SP glove->glove": ("glove", "glove"), "XP glove->word2vec": ("glove", "word2vec")}
 
@@ -79,6 +79,8 @@ def format_table(table: dict, ks: list[int]) -> str:
 
 def plot(table: dict, ks: list[int], out: Path) -> None:
     """Two panels as in the paper: miscommunication share and average length vs K (log x)."""
+    # Deferred on purpose: pyplot is heavy, and the Agg backend must be chosen before it loads
+    # (doing that at import time would change the backend of any program importing this module).
     import matplotlib
 
     matplotlib.use("Agg")

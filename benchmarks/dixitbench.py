@@ -42,6 +42,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cluegym.agents.encoders.sentences import SentenceEncoder
+
 #: Format version of the benchmark JSON.
 BENCH_VERSION = 1
 DEFAULT_SEED = 42
@@ -54,9 +56,7 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 def caption_similarity(captions: Sequence[str]) -> np.ndarray:
     """Cosine similarity matrix of the captions' all-MiniLM-L6-v2 embeddings."""
-    from cluegym.agents.embedding.dixit import encode
-
-    vectors = encode(list(captions))
+    vectors = SentenceEncoder().matrix(list(captions))
     return vectors @ vectors.T
 
 
@@ -373,7 +373,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from cluegym.agents import AgentSpecError
     from cluegym.envs.dixit.deck import DeckError
-    from cluegym.envs.dixit.env import _image_size
+    from cluegym.envs.dixit.env import parse_image_size
 
     strategies = STRATEGIES if args.strategy == "both" else (args.strategy,)
     try:
@@ -382,7 +382,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             bench = load_bench(args.bench)
         else:
             bench = build_bench(deck, seed=args.seed, clue=args.clue, clue_rank=args.clue_rank)
-        results = evaluate(bench, args.agent, deck=deck, strategies=strategies, image_size=_image_size(args.image_size),
+        results = evaluate(bench, args.agent, deck=deck, strategies=strategies, image_size=parse_image_size(args.image_size),
                            reveal_captions=args.reveal_captions, seed=args.agent_seed, limit=args.limit,
                            progress=not args.no_progress)
     except (AgentSpecError, DeckError, ValueError, FileNotFoundError) as exc:

@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any, Sequence
 
-from cluegym.benchmarks.match import run_match
+from cluegym.agents import run_match
 
 KEYWORDS = ["apple", "river", "guitar", "castle", "doctor", "pencil", "tiger", "cloud", "engine", "forest"]
 

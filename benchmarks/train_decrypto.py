@@ -50,6 +50,8 @@ def run(seats: list[str], out: Path, steps: dict[str, int], eval_games: int, see
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
+    # Deferred on purpose: pyplot is heavy, and the Agg backend must be chosen before it loads
+    # (doing that at import time would change the backend of any program importing this module).
     import matplotlib
 
     matplotlib.use("Agg")

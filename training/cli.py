@@ -13,6 +13,11 @@ import argparse
 import json
 from typing import Any
 
+import cluegym
+from cluegym.agents import AgentSpecError
+from cluegym.harness import format_metrics
+from cluegym.training.train import TrainConfig, train
+
 
 def _value(text: str) -> Any:
     try:
@@ -32,11 +37,6 @@ def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    import cluegym
-    from cluegym.agents import AgentSpecError
-    from cluegym.benchmarks.match import format_metrics
-    from cluegym.training.train import TrainConfig, train
-
     try:
         module = cluegym.env_module(args.game)
     except ValueError as exc:

@@ -20,7 +20,10 @@ from typing import Any
 
 import numpy as np
 
+import cluegym
+from cluegym.agents import make_agent
 from cluegym.agents.base import Agent
+from cluegym.wrappers.selfplay import make_task
 
 __all__ = ["ALGORITHMS", "PolicyAgent", "TaskRandomAgent", "algorithm_class", "save_policy", "load_policy", "policy_scores"]
 
@@ -96,7 +99,7 @@ def load_policy(path: str | Path) -> tuple[Any, dict[str, Any]]:
 
 def policy_scores(model: Any, features: np.ndarray) -> np.ndarray:
     """The policy's preference for each discrete choice: logits (PPO family) or Q-values (DQN)."""
-    import torch
+    import torch  # deferred: heavy; loaded when a policy first plays
 
     with torch.no_grad():
         obs_tensor, _ = model.policy.obs_to_tensor(np.asarray(features, dtype=np.float32))
@@ -131,9 +134,6 @@ class PolicyAgent(Agent):
         trained_game = str(self.metadata["game"]).rsplit("_v", 1)[0]
         if trained_game != game.rsplit("_v", 1)[0]:
             raise ValueError(f"policy {self.path} was trained on {trained_game!r}, not {game!r}")
-        import cluegym
-        from cluegym.wrappers.selfplay import make_task
-
         probe = cluegym.env_module(game).raw_env(**self.metadata.get("env_kwargs", {}))
         self.task = make_task(game, seat, probe, **self.metadata.get("task_options", {}))
         trained_seat = self.metadata["seat"]
@@ -146,8 +146,6 @@ class PolicyAgent(Agent):
                              f"the task gives {self.task.featurizer.observation_space.shape}")
         self.delegate = None
         if self.task.delegate is not None:
-            from cluegym.agents import make_agent
-
             self.delegate = make_agent(self.task.delegate, game=game, seat=seat, action_space=action_space, seed=seed)
         self._rejected: set[int] = set()
         self._last_choice: int | None = None
@@ -202,14 +200,9 @@ class TaskRandomAgent(Agent):
 
     def __init__(self, game: str, seat: str, action_space: Any, *, seed: int | None = None) -> None:
         super().__init__(game, seat, action_space, seed=seed)
-        import cluegym
-        from cluegym.wrappers.selfplay import make_task
-
         self.task = make_task(game, seat, cluegym.env_module(game).raw_env())
         self.delegate = None
         if self.task.delegate is not None:
-            from cluegym.agents import make_agent
-
             self.delegate = make_agent(self.task.delegate, game=game, seat=seat, action_space=action_space, seed=seed)
 
     def reset(self, seed: int | None = None) -> None:

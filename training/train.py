@@ -41,8 +41,12 @@ from typing import Any
 import numpy as np
 
 import cluegym
+from cluegym.agents import run_match
+from cluegym.training.policy_agent import ALGORITHMS, algorithm_class, load_policy, save_policy
 from cluegym.training.schedule import (global_rng_kept, rounded_steps, same_parameters, steps_rounding,
                                        update_granularity)
+from cluegym.wrappers.selfplay import PolicyPool, make_task, make_vec_env
+from cluegym.wrappers.shaping import PotentialShaping
 
 __all__ = ["TrainConfig", "DEFAULT_ALGO_KWARGS", "train", "evaluate_policy", "evaluate_agent", "plot_curve",
            "report_table"]
@@ -118,8 +122,6 @@ class TrainConfig:
     torch_threads: int = 1
 
     def __post_init__(self) -> None:
-        from cluegym.training.policy_agent import ALGORITHMS
-
         if self.algo not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {self.algo!r}; choose from {', '.join(ALGORITHMS)}")
         for name in ("steps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
@@ -140,8 +142,6 @@ def evaluate_agent(config: TrainConfig, spec: str, games: int | None = None,
     same opponents, so the numbers compare directly. With ``task``, the task's metric is
     added under its name.
     """
-    from cluegym.benchmarks.match import run_match
-
     seats = {config.seat: spec, **_eval_opponents(config)}
     results: list[dict[str, Any]] = []
     summary = run_match(config.game, seats, games=games or config.eval_games, seed=config.eval_seed,
@@ -166,8 +166,6 @@ def _eval_opponents(config: TrainConfig) -> dict[str, str]:
 
 
 def _task(config: TrainConfig) -> Any:
-    from cluegym.wrappers.selfplay import make_task
-
     probe = cluegym.env_module(config.game).raw_env(**config.env_kwargs)
     return make_task(config.game, config.seat, probe, **config.task_options)
 
@@ -181,6 +179,7 @@ def _metadata(config: TrainConfig, steps: int) -> dict[str, Any]:
 def plot_curve(rows: list[dict[str, Any]], metric: str, path: str | Path, *, title: str = "",
                baselines: dict[str, float] | None = None) -> Path:
     """Save a learning curve (metric vs env steps) with baselines as dashed lines."""
+    # Deferred on purpose: pyplot is heavy, and the Agg backend must be chosen before it loads.
     import matplotlib
 
     matplotlib.use("Agg")
@@ -238,9 +237,7 @@ def _evaluation_row(config: TrainConfig, task: Any, path: Path, steps: int, minu
 
 
 def _callback(config: TrainConfig, task: Any, out: Path, rows: list[dict[str, Any]], clock: "_Clock") -> Any:
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    from cluegym.training.policy_agent import save_policy
+    from stable_baselines3.common.callbacks import BaseCallback  # deferred: heavy (torch)
 
     class TrainingCallback(BaseCallback):
         """Snapshots into the pool, periodic evaluation, unshaped-return logging.
@@ -316,11 +313,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
         ``steps_trained`` = ``model.num_timesteps``; ``steps_rounding`` says how
         ``steps_requested`` became it (None when equal).
     """
+    # Deferred on purpose: torch and stable-baselines3 are heavy; only a training run needs them.
     from stable_baselines3.common.logger import configure
-
-    from cluegym.training.policy_agent import algorithm_class, load_policy, save_policy
-    from cluegym.wrappers.selfplay import PolicyPool, make_vec_env
-    from cluegym.wrappers.shaping import PotentialShaping
 
     import torch
 
@@ -355,7 +349,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
     policy: Any = "MlpPolicy"
     per_choice = getattr(task.featurizer, "per_choice", None)
     if config.scorer and per_choice and config.algo != "dqn":
-        from cluegym.training.policies import scorer_policy
+        from cluegym.training.policies import scorer_policy  # deferred: imports torch and SB3
 
         policy, scorer_kwargs = scorer_policy(config.algo, per_choice)
         algo_kwargs["policy_kwargs"] = {**scorer_kwargs, **config.algo_kwargs.get("policy_kwargs", {})}

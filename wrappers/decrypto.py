@@ -37,9 +37,11 @@ from typing import Any, Sequence
 import gymnasium
 import numpy as np
 
+from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.data import word_list_option
 from cluegym.envs.core.matching import mentions_word
-from cluegym.wrappers.featurizers import Featurizer, WordEncoder
+from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig
+from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["DecryptoFeatures", "HintCandidates", "potential", "seat_task"]
@@ -92,7 +94,6 @@ class DecryptoFeatures(Featurizer):
         self.n_keywords, self.code_length, self.max_turns = num_keywords, code_length, max_turns
         self.n_candidates = n_candidates
         self.limits = np.array([miscommunication_limit, interception_limit], dtype=np.float32)
-        from cluegym.envs.decrypto.rules import all_codes
 
         self.n_codes = len(all_codes(num_keywords, code_length))
         self.code_digits = np.array(all_codes(num_keywords, code_length), dtype=np.int64) - 1
@@ -252,7 +253,6 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
         n_candidates, vocabulary, stride: Alice's candidates (see :class:`HintCandidates`).
         history: give Bob the hint-history features too (see :class:`DecryptoFeatures`).
     """
-    from cluegym.envs.decrypto.rules import DecryptoConfig
 
     cfg = env.game_config if env is not None else DecryptoConfig()
     sizes = dict(num_keywords=cfg.num_keywords, code_length=cfg.code_length, max_turns=cfg.max_turns,

@@ -25,7 +25,10 @@ from typing import Any, Sequence
 import gymnasium
 import numpy as np
 
-from cluegym.wrappers.featurizers import Featurizer, SentenceEncoder, WordEncoder
+from cluegym.agents.encoders.sentences import SentenceEncoder
+from cluegym.agents.encoders.words import WordEncoder
+from cluegym.envs.dixit.rules import DixitConfig
+from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["ListenerFeatures", "potential", "seat_task", "listener_accuracy"]
@@ -116,7 +119,6 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", player: s
         embedding: word embedding of the word-level similarity.
         player: agent spec for the seat's story and distractor decisions (the delegate).
     """
-    from cluegym.envs.dixit.rules import DixitConfig
 
     cfg = env.game_config if env is not None else DixitConfig()
     n_choices = max(cfg.hand_size, cfg.num_players)

@@ -30,7 +30,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -38,19 +37,14 @@ import gymnasium
 import numpy as np
 
 import cluegym
+from cluegym.agents import make_agent
+from cluegym.envs.core.registry import env_module, game_spec, load_reference
 from cluegym.wrappers.candidates import CandidateGenerator
 from cluegym.wrappers.featurizers import Featurizer
+from cluegym.wrappers.numeric import NumericFeatures
 from cluegym.wrappers.shaping import PotentialShaping
 
-__all__ = ["TASKS", "SeatTask", "make_task", "PolicyPool", "SelfPlayEnv", "make_vec_env"]
-
-#: game -> "module:function" building a :class:`SeatTask` as ``function(seat, **options)``.
-TASKS: dict[str, str] = {
-    "decrypto": "cluegym.wrappers.decrypto:seat_task",
-    "undercover": "cluegym.wrappers.undercover:seat_task",
-    "taboo": "cluegym.wrappers.taboo:seat_task",
-    "dixit": "cluegym.wrappers.dixit:seat_task",
-}
+__all__ = ["SeatTask", "make_task", "generic_task", "PolicyPool", "SelfPlayEnv", "make_vec_env"]
 
 
 def _always(observation: dict[str, Any], info: dict[str, Any]) -> bool:
@@ -141,28 +135,65 @@ class SeatTask:
 
 
 def make_task(game: str, seat: str, env: Any = None, **options: Any) -> SeatTask:
-    """Build the registered :class:`SeatTask` of ``game``/``seat``.
+    """Build the :class:`SeatTask` of ``game``/``seat``: the builder the game names in its
+    ``GameSpec.learner_task``, or :func:`generic_task` when it names none.
 
     Args:
-        game: registered game name.
+        game: registered game name (or versioned id).
         seat: the learner's seat.
         env: the raw game env the task will play (for its sizes); None: default options.
         **options: the task's own options (e.g. ``embedding="glove"``).
 
     Raises:
-        ValueError: when the game has no learner task (or not in this installation).
+        ValueError: an unknown game, a task missing from this installation, or (generic
+            task) a seat whose action is not ``Discrete``.
     """
-    name = game.rsplit("_v", 1)[0]
-    if name not in TASKS:
-        raise ValueError(f"no learner task for game {game!r}; games: {', '.join(sorted(TASKS))}")
-    module_name, _, attr = TASKS[name].partition(":")
-    try:
-        builder = getattr(importlib.import_module(module_name), attr)
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"no learner task for game {game!r} in this installation") from exc
-    task = builder(seat, env, **options)
+    reference = game_spec(game).learner_task
+    if reference is None:
+        task = generic_task(game, seat, env, **options)
+    else:
+        try:
+            builder = load_reference(reference)
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"no learner task for game {game!r} in this installation") from exc
+        task = builder(seat, env, **options)
     task.options = dict(options)
     return task
+
+
+def generic_task(game: str, seat: str, env: Any = None, *, metric: str | None = None) -> SeatTask:
+    """The learner task of a game that declares none: the seat's own ``Discrete`` choice
+    from its numeric observation fields (:class:`~cluegym.wrappers.numeric.NumericFeatures`),
+    masked by ``obs["action_mask"]`` when the game gives one. No role (no snapshot sharing).
+
+    Args:
+        game: registered game name.
+        seat: the learner's seat.
+        env: the raw game env (for its spaces); None: default options.
+        metric: the entry of the game's ``metrics()`` that training reports and evaluates
+            (``cluegym train GAME --task metric=success_rate``); None: no metric.
+
+    Raises:
+        ValueError: the seat's action is not ``Discrete`` (such a game needs its own task)
+            or its observation has no numeric field.
+    """
+    raw = env if env is not None else env_module(game).raw_env()
+    space = raw.action_space(seat)
+    if not isinstance(space, gymnasium.spaces.Discrete):
+        raise ValueError(f"no learner task for {game!r} seat {seat!r}: its GameSpec names no learner_task and the "
+                         f"seat acts with {type(space).__name__}, not Discrete (the generic task needs Discrete)")
+    start = int(space.start)
+    return SeatTask(
+        game=game, seat=seat, featurizer=NumericFeatures(raw.observation_space(seat)), n_actions=int(space.n),
+        to_env_action=(lambda index, *_: start + int(index)) if start else None,
+        metric=None if metric is None else (metric, lambda metrics, results: _game_metric(game, metrics, metric)),
+    )
+
+
+def _game_metric(game: str, metrics: Mapping[str, Any], name: str) -> float:
+    if name not in metrics:
+        raise ValueError(f"{game} reports no metric {name!r}; its metrics: {', '.join(sorted(metrics))}")
+    return float(metrics[name])
 
 
 class PolicyPool:
@@ -310,7 +341,6 @@ class SelfPlayEnv(gymnasium.Env):
     def _agent(self, spec: str, seat: str) -> Any:
         key = (spec, seat)
         if key not in self._agents:
-            from cluegym.agents import make_agent
 
             self._agents[key] = make_agent(spec, game=self.game, seat=seat,
                                            action_space=self.aec.action_space(seat))

@@ -16,8 +16,8 @@ Potentials per game (a seat's view of the score, higher is better for that seat)
 - Taboo: 0 (its only score is the outcome: shaping changes nothing).
 - Dixit: ``own points / (rounds * 3)`` minus the mean of the others'.
 
-Games register their potential in :data:`POTENTIALS` (``game -> "module:function"``, the
-function ``(raw_env, seat) -> float``). :class:`cluegym.wrappers.selfplay.SelfPlayEnv` applies
+A game names its potential in its ``GameSpec.potential`` (``"module:function"``, the function
+``(raw_env, seat) -> float``); a game that names none has no shaping. :class:`cluegym.wrappers.selfplay.SelfPlayEnv` applies
 shaping when given ``shaping=PotentialShaping(...)`` (or ``shaping=True`` for the game's
 default) and always reports the unshaped reward in ``info["unshaped_reward"]``.
 
@@ -28,34 +28,28 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["POTENTIALS", "PotentialShaping", "potential_function"]
+from cluegym.envs.core.registry import game_spec, load_reference, registered_specs
 
-#: game -> "module:function" computing ``phi(raw_env, seat) -> float``. One line per game.
-POTENTIALS: dict[str, str] = {
-    "decrypto": "cluegym.wrappers.decrypto:potential",
-    "undercover": "cluegym.wrappers.undercover:potential",
-    "taboo": "cluegym.wrappers.taboo:potential",
-    "dixit": "cluegym.wrappers.dixit:potential",
-}
+__all__ = ["PotentialShaping", "potential_function"]
 
 Potential = Callable[[Any, str], float]
 
 
 def potential_function(game: str) -> Potential:
-    """The registered potential of ``game``.
+    """The potential ``game`` declares (its ``GameSpec.potential``).
 
     Raises:
-        ValueError: when the game has no registered potential (or its module is missing).
+        ValueError: an unknown game, or one without a potential (or its module is missing).
     """
-    if game not in POTENTIALS:
-        raise ValueError(f"no reward-shaping potential for {game!r}; games: {', '.join(sorted(POTENTIALS))}")
-    module, _, attr = POTENTIALS[game].partition(":")
+    reference = game_spec(game).potential
+    if reference is None:
+        games = ", ".join(sorted({s.name for s in registered_specs() if s.potential}))
+        raise ValueError(f"no reward-shaping potential for {game!r}; games: {games}")
     try:
-        return getattr(importlib.import_module(module), attr)
+        return load_reference(reference)
     except (ModuleNotFoundError, AttributeError) as exc:
         raise ValueError(f"no reward-shaping potential for {game!r} in this installation") from exc
 

@@ -27,7 +27,11 @@ from typing import Any, Sequence
 import gymnasium
 import numpy as np
 
-from cluegym.wrappers.featurizers import Featurizer, WordEncoder
+from cluegym.agents.encoders.sentences import SpeechEncoder
+from cluegym.agents.encoders.words import WordEncoder
+from cluegym.envs.core.text import tokens
+from cluegym.envs.taboo.rules import TabooConfig
+from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["GuessCandidates", "GuessFeatures", "potential", "seat_task"]
@@ -66,9 +70,7 @@ class GuessCandidates:
     def _speech(self) -> Any:
         """Utterance vectors as the baselines compute them: the mean of the content words."""
         if self._speech_encoder is None:
-            from cluegym.agents.embedding.speech import SpeechEncoder
-
-            self._speech_encoder = SpeechEncoder(self.words.embedding, self.words.vectors, sentences=False)
+            self._speech_encoder = SpeechEncoder(self.words, sentences=False)
         return self._speech_encoder
 
     def _vocab(self) -> tuple[list[str], np.ndarray]:
@@ -78,7 +80,6 @@ class GuessCandidates:
 
     def scored(self, observation: dict[str, Any]) -> list[tuple[str, float]]:
         """The ``n - 1`` best words and their similarity to the attacker's talk."""
-        from cluegym.envs.core.text import tokens
 
         talk = _attacker_talk(observation)
         if not talk:
@@ -168,10 +169,11 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
     """
     if seat != "defender":
         raise ValueError(f"taboo's learner task is the defender's guess; {seat!r} has none")
-    from cluegym.envs.taboo.rules import TabooConfig
 
     cfg = env.game_config if env is not None else TabooConfig()
     candidates = GuessCandidates(n_candidates, embedding=embedding)
     return SeatTask("taboo", seat, GuessFeatures(candidates, cfg.max_turns), n_candidates, candidates=candidates,
                     delegate=speaker, combine=_combine, role="defender",
-                    metric=("defender_win_rate", lambda m, r: m["defender_win_rate"]))
+                    # The metric is the task's expected reward (right guess +1, wrong -1, draw 0):
+                    # the win rate alone rewards reckless guessing that loses more than it wins.
+                    metric=("defender_score", lambda m, r: m["defender_win_rate"] - m["attacker_win_rate"]))

@@ -28,7 +28,11 @@ from typing import Any, Sequence
 import gymnasium
 import numpy as np
 
-from cluegym.wrappers.featurizers import Featurizer, WordEncoder
+from cluegym.agents.encoders.words import WordEncoder
+from cluegym.envs.core.matching import mentions_word
+from cluegym.envs.core.text import tokens
+from cluegym.envs.undercover.rules import CIVILIAN, UndercoverConfig
+from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
@@ -104,7 +108,7 @@ class VoterFeatures(Featurizer):
 class DescriptionCandidates:
     """Candidate descriptions for a speaker: the ``n`` words closest to its own word.
 
-    Words come from the shipped game vocabularies (:func:`cluegym.agents.embeddings.game_vocabulary`)
+    Words come from the shipped game vocabularies (:func:`cluegym.agents.encoders.vocabulary.game_vocabulary`)
     or a given list; a word that says the speaker's own word (any inflection, the env's rule)
     or was already said in the game is skipped. Candidate ``i`` is the ``i``-th closest, so the
     index trades revealing for blending in. Deterministic given the observation.
@@ -131,8 +135,6 @@ class DescriptionCandidates:
         return self._known
 
     def __call__(self, observation: dict[str, Any], info: dict[str, Any]) -> list[str]:
-        from cluegym.envs.core.matching import mentions_word
-        from cluegym.envs.core.text import tokens
 
         word = str(observation["word"])
         vocab, matrix = self._vocab()
@@ -172,7 +174,6 @@ def vote_accuracy(results: Sequence[dict[str, Any]], seat: str) -> float:
 
 def seat_win_rate(results: Sequence[dict[str, Any]], seat: str) -> float:
     """Share of games won by ``seat``'s team."""
-    from cluegym.envs.undercover.rules import CIVILIAN
 
     wins = [r["winner"] == ("civilians" if r["roles"][seat] == CIVILIAN else "undercover") for r in results]
     return float(np.mean(wins)) if wins else 0.0
@@ -197,7 +198,6 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", speaker: 
         speaker: agent spec giving the seat's descriptions (the delegate; default the GloVe
             describer without role inference, which is fast).
     """
-    from cluegym.envs.undercover.rules import UndercoverConfig
 
     cfg = env.game_config if env is not None else UndercoverConfig()
     features = VoterFeatures(cfg.num_players, cfg.max_rounds, embedding=embedding)

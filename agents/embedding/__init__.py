@@ -1,33 +1,28 @@
 """Embedding baselines for every game, over any gensim ``KeyedVectors``.
 
 The registered agent names ``glove``, ``word2vec`` and ``minilm`` pick the embedding; this
-dispatcher picks the game's module (one per game, e.g. :mod:`.decrypto`) and the seat's class.
-Each game module exposes ``agent_class(seat: str) -> type[EmbeddingAgent]``.
+dispatcher picks the game's module, the one its ``GameSpec.baselines`` names (e.g.
+:mod:`.decrypto`), and the seat's class. Each such module exposes
+``agent_class(seat: str) -> type[EmbeddingAgent]``.
 """
 
 from __future__ import annotations
 
-import importlib
-
-#: game -> module holding that game's embedding baselines. One line per game.
-GAME_MODULES: dict[str, str] = {
-    "decrypto": "cluegym.agents.embedding.decrypto",
-    "undercover": "cluegym.agents.embedding.undercover",
-    "taboo": "cluegym.agents.embedding.taboo",
-    "dixit": "cluegym.agents.embedding.dixit",
-}
+from cluegym.envs.core.registry import game_spec, load_reference, registered_specs
 
 
 def embedding_agent_class(game: str, seat: str, embedding: str) -> type:
     """The embedding-baseline class for ``game``/``seat``, bound to ``embedding``.
 
     Raises:
-        ValueError: when the game has no embedding baseline.
+        ValueError: an unknown game, or one without embedding baselines (in this installation).
     """
-    if game not in GAME_MODULES:
-        raise ValueError(f"no embedding baseline for game {game!r}; games: {', '.join(sorted(GAME_MODULES))}")
+    reference = game_spec(game).baselines
+    if reference is None:
+        games = ", ".join(sorted({s.name for s in registered_specs() if s.baselines}))
+        raise ValueError(f"no embedding baseline for game {game!r}; games: {games}")
     try:
-        module = importlib.import_module(GAME_MODULES[game])
+        module = load_reference(reference)
     except ModuleNotFoundError as exc:
         raise ValueError(f"no embedding baseline for game {game!r} in this installation") from exc
     base = module.agent_class(seat)

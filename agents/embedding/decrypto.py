@@ -22,6 +22,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from cluegym.agents.embedding.common import EmbeddingAgent
+from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.data import word_list_option
 from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.decrypto.rules import all_codes
@@ -93,15 +94,15 @@ class EmbeddingEncoder(EmbeddingAgent):
 _VOCABULARIES: dict[tuple[str, str | None], tuple[list[str], np.ndarray]] = {}
 
 
-def _hint_vocabulary(embedding: str, path: str | None, vectors: Any) -> tuple[list[str], np.ndarray]:
+def _hint_vocabulary(embedding: str, path: str | None, vectors: WordEncoder) -> tuple[list[str], np.ndarray]:
     """The hint words the embedding knows and their unit vectors (cached per process)."""
     key = (embedding, path)
     if key not in _VOCABULARIES:
         words = word_list_option(Path(path) if path else None, "cluegym.envs.decrypto", "hint_vocab.txt")
-        known = [w for w in words if vectors.vector(w).any()]
+        known, matrix = vectors.known_words(words)
         if not known:
             raise ValueError(f"no word of the hint vocabulary is known to the {embedding} embedding")
-        _VOCABULARIES[key] = (known, vectors.matrix(known))
+        _VOCABULARIES[key] = (known, matrix)
     return _VOCABULARIES[key]
 
 

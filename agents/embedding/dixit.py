@@ -28,13 +28,17 @@ Example:
 from __future__ import annotations
 
 import functools
-from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from cluegym.agents.base import Agent
 from cluegym.agents.embedding.common import EmbeddingAgent
+from cluegym.agents.encoders.images import class_probabilities, imagenet_labels
+from cluegym.agents.encoders.loaders import load_glove
+from cluegym.agents.encoders.sentences import SentenceEncoder
+from cluegym.agents.encoders.vocabulary import wordnet_lemmas
+from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.data import read_word_list
 from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.core.text import tokens
@@ -47,23 +51,10 @@ _STOPWORDS = frozenset(
     "just also only some any each every all both few more most other such own same too out off up down about "
     "after again once why how has have had does did doing having being".split()
 )
-_SENTENCE_CACHE: dict[str, np.ndarray] = {}
 #: GloVe frequency rank from which a caption word counts fully in the clue search.
 RARE_WORD_RANK = 30000
-
-
-def encode(texts: Sequence[str]) -> np.ndarray:
-    """Unit MiniLM sentence embeddings ``(n, 384)``, cached per text for the process."""
-    from cluegym.agents.embeddings import encode_sentences
-
-    todo = list(dict.fromkeys(t for t in texts if t not in _SENTENCE_CACHE))
-    if todo:
-        vectors = np.asarray(encode_sentences(todo), dtype=np.float32)
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        _SENTENCE_CACHE.update(zip(todo, vectors))
-    if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
-    return np.stack([_SENTENCE_CACHE[t] for t in texts])
+#: Captions, clues and ImageNet labels share one MiniLM space (cached per process).
+SENTENCES = SentenceEncoder()
 
 
 def content_words(text: str) -> list[str]:
@@ -122,7 +113,7 @@ class DixitAgent(Agent):
 
     def similarities(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
         """Cosine similarity of the clue to each of the first ``count`` cards of ``field``."""
-        clue = encode([str(observation["clue"])])[0]
+        clue = SENTENCES.vector(str(observation["clue"]))
         return self.card_vectors(observation, field, count) @ clue
 
     def rate(self, observation: dict[str, Any], info: dict[str, Any] | None = None) -> float:
@@ -166,32 +157,18 @@ class DixitAgent(Agent):
 
 # ----------------------------------------------------------------------------- captions
 
-@functools.lru_cache(maxsize=1)
-def _wordnet_lemmas() -> frozenset[str]:
-    """Nouns of WordNet (Debian ``wordnet-base``), to keep clue words real words;
-    empty when WordNet is not installed (then every alphabetic word counts)."""
-    folder = Path("/usr/share/wordnet")
-    words: set[str] = set()
-    for name in ("index.noun",):
-        path = folder / name
-        if path.is_file():
-            for line in path.read_text(encoding="latin-1").splitlines():
-                if line and not line.startswith(" "):
-                    words.add(line.split(" ", 1)[0])
-    return frozenset(words)
-
-
 _VOCABULARIES: dict[tuple[str, str | None, int], tuple[tuple[str, ...], np.ndarray]] = {}
 
 
-def clue_vocabulary(embedding: str, vectors: Any, path: str | None = None, size: int = 20000) -> tuple[tuple[str, ...], np.ndarray]:
+def clue_vocabulary(embedding: str, vectors: WordEncoder, path: str | None = None,
+                    size: int = 20000) -> tuple[tuple[str, ...], np.ndarray]:
     """Candidate clue words and their unit vectors, cached per process.
 
     Args:
         embedding: the embedding's name (cache key).
-        vectors: its :class:`~cluegym.agents.embedding.common.WordVectors`.
+        vectors: its :class:`~cluegym.agents.encoders.words.WordEncoder`.
         path: a word-list file; None -> the embedding's ``size`` most frequent words that are
-            WordNet nouns (3-14 letters, no stopwords).
+            WordNet nouns (3-14 letters, no stopwords; any word when WordNet is not installed).
         size: how many of the embedding's words to consider.
     """
     key = (embedding, path, size)
@@ -199,7 +176,7 @@ def clue_vocabulary(embedding: str, vectors: Any, path: str | None = None, size:
         if path is not None:
             words = [w.lower() for w in read_word_list(path)]
         else:
-            lemmas = _wordnet_lemmas()
+            lemmas = wordnet_lemmas("noun")
             words = [
                 w for w in vectors.kv.index_to_key[:size]
                 if isinstance(w, str) and w.isascii() and w.isalpha() and 3 <= len(w) <= 14
@@ -214,8 +191,6 @@ def clue_vocabulary(embedding: str, vectors: Any, path: str | None = None, size:
 
 def _frequency_rank(word: str) -> int:
     """The word's rank in GloVe's frequency-ordered vocabulary (unknown words count as rare)."""
-    from cluegym.agents.embeddings import load_glove
-
     return load_glove().key_to_index.get(word, RARE_WORD_RANK)
 
 
@@ -253,7 +228,7 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         return [str(c) for c in observation[key][:count]]
 
     def card_vectors(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
-        return encode(self._captions(observation, field, count))
+        return SENTENCES.matrix(self._captions(observation, field, count))
 
     def clue_for(self, caption: str) -> str:
         """The word at rank ``rank`` among the vocabulary words closest to ``caption`` that are
@@ -285,7 +260,7 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         count = int((np.asarray(observation["hand_ids"]) >= 0).sum())
         captions = self._captions(observation, "hand", count)
         clues = [self.clue_for(c) for c in captions]
-        slot = self._best_margin(encode(clues), encode(captions), self.untold(observation, count))
+        slot = self._best_margin(SENTENCES.matrix(clues), SENTENCES.matrix(captions), self.untold(observation, count))
         return slot, clues[slot]
 
 
@@ -293,9 +268,8 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
 
 @functools.lru_cache(maxsize=1)
 def _label_vectors() -> np.ndarray:
-    from cluegym.agents.embedding.efficientnet import imagenet_labels
-
-    return encode(list(imagenet_labels()))
+    """MiniLM vectors of the 1,000 ImageNet class names, by class id."""
+    return SENTENCES.matrix(list(imagenet_labels()))
 
 
 class VisionAgent(DixitAgent):
@@ -322,8 +296,6 @@ class VisionAgent(DixitAgent):
         self.grid = int(grid)
 
     def probabilities(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
-        from cluegym.agents.embedding.efficientnet import class_probabilities
-
         return class_probabilities(np.asarray(observation[field])[:count], grid=self.grid)
 
     def card_vectors(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
@@ -336,8 +308,6 @@ class VisionAgent(DixitAgent):
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
     def tell(self, observation: dict[str, Any]) -> tuple[int, str]:
-        from cluegym.agents.embedding.efficientnet import imagenet_labels
-
         count = int((np.asarray(observation["hand_ids"]) >= 0).sum())
         probs = self.probabilities(observation, "hand", count)
         label_ids = np.argsort(-probs, axis=1)[:, self.rank - 1]
@@ -351,4 +321,4 @@ def agent_class(seat: str) -> type:
     return CaptionAgent
 
 
-__all__ = ["CaptionAgent", "VisionAgent", "DixitAgent", "agent_class", "clue_vocabulary", "encode"]
+__all__ = ["CaptionAgent", "VisionAgent", "DixitAgent", "SENTENCES", "agent_class", "clue_vocabulary", "content_words"]

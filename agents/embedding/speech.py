@@ -1,19 +1,21 @@
 """Shared pieces of the free-text baselines (Undercover, Adversarial Taboo).
 
-- :data:`STOPWORDS`: function words dropped before averaging word vectors, so that
-  "It has a striped body." is judged by ``striped body``.
-- :class:`SpeechEncoder`: unit vectors for words and sentences. GloVe and word2vec average
-  the content words' vectors; MiniLM encodes whole sentences with the sentence model
-  (``cluegym.agents.embeddings.encode_sentences``) when it is available.
+Their utterance vectors come from :class:`~cluegym.agents.encoders.sentences.SpeechEncoder`
+(word vectors, or MiniLM sentences with the ``minilm`` embedding); this module holds what
+they say and how they avoid repeating themselves:
+
 - :class:`Vocabulary`: the words a baseline may say or guess: the embedding's vocabulary,
   in its frequency order, restricted to lowercase alphabetic WordNet lemmas (when WordNet is
   installed) that are not stopwords, with their unit vectors, Snowball stems and
   nearest-neighbour search.
+- :class:`SaidFilter`, :func:`says`, :func:`word_forms`: fast tests of "this word (or a
+  derivative) was already said", agreeing with the env's word judge.
 
 Example:
-    >>> encoder = SpeechEncoder("glove", vectors)
-    >>> vocab = Vocabulary.for_embedding("glove", vectors)
-    >>> vocab.neighbours(encoder.word("bee"), k=5)
+    >>> from cluegym.agents.encoders import SpeechEncoder, WordEncoder
+    >>> words = WordEncoder("glove")
+    >>> vocab = Vocabulary.for_embedding("glove", words)
+    >>> vocab.neighbours(SpeechEncoder(words).word("bee"), k=5)
 """
 
 from __future__ import annotations
@@ -23,73 +25,10 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from cluegym.agents.embedding.common import WordVectors
+from cluegym.agents.encoders.vocabulary import STOPWORDS, wordnet_lemmas
+from cluegym.agents.encoders.words import WordEncoder
+from cluegym.envs.core.matching import lemmas, says_word, snowball_stem
 from cluegym.envs.core.text import tokens
-from cluegym.envs.core.matching import _wordnet, lemmas, says_word, snowball_stem, wordnet_available
-
-STOPWORDS: frozenset[str] = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers herself him himself his how i if in into is it its itself just like me more
-    most my myself no nor not now of off on once only or other our ours ourselves out over own same she
-    should so some such than that the their theirs them themselves then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves also one ones thing things something someone really maybe
-    think see know get got make made much many often usually sometimes people way lot well yes oh""".split()
-)
-
-
-class SpeechEncoder:
-    """Unit vectors for words and sentences, from word vectors or the MiniLM sentence model.
-
-    Args:
-        embedding: ``"glove"``, ``"word2vec"`` or ``"minilm"``.
-        vectors: the embedding's :class:`WordVectors`.
-        sentences: use the sentence model for sentences (MiniLM only; default: when available).
-    """
-
-    def __init__(self, embedding: str, vectors: WordVectors, sentences: bool | None = None) -> None:
-        self.embedding = embedding
-        self.vectors = vectors
-        self.dim = vectors.dim
-        self._encode_sentences = None
-        if embedding == "minilm" and sentences is not False:
-            try:
-                from cluegym.agents.embeddings import encode_sentences
-            except ImportError:
-                encode_sentences = None
-            self._encode_sentences = encode_sentences
-        self._cache: dict[str, np.ndarray] = {}
-
-    def word(self, word: str) -> np.ndarray:
-        """The unit vector of a word or short phrase (zeros when unknown)."""
-        return self.vectors.vector(word)
-
-    def text(self, text: str) -> np.ndarray:
-        """The unit vector of a sentence: the mean of its content words (or the sentence model)."""
-        cached = self._cache.get(text)
-        if cached is not None:
-            return cached
-        if self._encode_sentences is not None and len(tokens(text)) > 1:
-            vec = np.asarray(self._encode_sentences([text]), dtype=np.float32).reshape(-1)
-            norm = float(np.linalg.norm(vec))
-            vec = vec / norm if norm > 0 else vec
-            if vec.shape[0] != self.dim:  # a sentence model of another width: fall back to words
-                vec = self._mean_of_words(text)
-        else:
-            vec = self._mean_of_words(text)
-        self._cache[text] = vec
-        return vec
-
-    def _mean_of_words(self, text: str) -> np.ndarray:
-        content = [t for t in tokens(text) if t not in STOPWORDS and t.isalpha()]
-        return self.vectors.vector(" ".join(content)) if content else np.zeros(self.dim, dtype=np.float32)
-
-    def texts(self, texts: Sequence[str]) -> np.ndarray:
-        """Stacked unit vectors, one row per text."""
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self.text(t) for t in texts])
 
 
 class Vocabulary:
@@ -105,7 +44,7 @@ class Vocabulary:
         self.stems = [snowball_stem(w) for w in self.words]
 
     @classmethod
-    def for_embedding(cls, embedding: str, vectors: WordVectors, size: int = 20000,
+    def for_embedding(cls, embedding: str, vectors: WordEncoder, size: int = 20000,
                       words: Sequence[str] | None = None, nouns: bool = False) -> "Vocabulary":
         """The shared vocabulary of ``embedding``: its first ``size`` usable words (only
         WordNet nouns with ``nouns``), or ``words`` (those the embedding knows)."""
@@ -154,12 +93,14 @@ class Vocabulary:
 _VOCABULARIES: dict[tuple, Vocabulary] = {}
 
 
-def _usable(source: Iterable[str], vectors: WordVectors, size: int, filter_lemmas: bool,
+def _usable(source: Iterable[str], vectors: WordEncoder, size: int, filter_lemmas: bool,
             nouns: bool = False) -> list[str]:
-    known_lemmas: set[str] | frozenset[str] = set()
-    if filter_lemmas and wordnet_available():
-        all_lemmas, _ = _wordnet()
-        known_lemmas = all_lemmas["noun"] if nouns else set().union(*all_lemmas.values())
+    known_lemmas: frozenset[str] = frozenset()
+    if filter_lemmas:
+        # Without WordNet the sets are empty and every alphabetic word counts.
+        known_lemmas = wordnet_lemmas("noun")
+        if not nouns:
+            known_lemmas = known_lemmas.union(wordnet_lemmas("verb"), wordnet_lemmas("adj"))
     picked: list[str] = []
     seen: set[str] = set()
     for word in source:

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from cluegym.agents.embedding.common import EmbeddingAgent
-from cluegym.agents.embedding.speech import SaidFilter, SpeechEncoder, Vocabulary, says
+from cluegym.agents.embedding.speech import SaidFilter, Vocabulary, says
+from cluegym.agents.encoders.sentences import SpeechEncoder
 from cluegym.envs.core.data import word_list_option
 from cluegym.envs.core.matching import says_word
 from cluegym.envs.taboo.rules import SILENCE
@@ -74,7 +75,7 @@ class EmbeddingTabooAttacker(EmbeddingAgent):
         if k < 1 or words_per_turn < 1 or vocab_size < 10:
             raise ValueError("k and words_per_turn must be >= 1 and vocab_size >= 10")
         self.k, self.words_per_turn = int(k), int(words_per_turn)
-        self.encoder = SpeechEncoder(self.embedding, self.vectors)
+        self.encoder = SpeechEncoder(self.vectors)
         self.vocab = Vocabulary.for_embedding(self.embedding, self.vectors, size=int(vocab_size))
         #: The neighbours used in the last utterance.
         self.last_words: list[str] = []
@@ -136,7 +137,7 @@ class EmbeddingTabooDefender(EmbeddingAgent):
             raise ValueError("threshold must be >= 0, avoid >= 1 and vocab_size >= 10")
         self.threshold, self.avoid = float(threshold), int(avoid)
         self.guess_on_last_turn, self.stable = bool(guess_on_last_turn), bool(stable)
-        self.encoder = SpeechEncoder(self.embedding, self.vectors)
+        self.encoder = SpeechEncoder(self.vectors)
         self.vocab = Vocabulary.for_embedding(self.embedding, self.vectors, size=int(vocab_size))
         if candidates in ("nouns", "vocabulary"):
             self.candidates = Vocabulary.for_embedding(self.embedding, self.vectors, size=int(vocab_size),

@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from cluegym.agents.embedding.common import EmbeddingAgent
-from cluegym.agents.embedding.speech import SaidFilter, SpeechEncoder, Vocabulary, says
+from cluegym.agents.embedding.speech import SaidFilter, Vocabulary, says
+from cluegym.agents.encoders.sentences import SpeechEncoder
 from cluegym.envs.undercover.rules import SILENCE
 
 #: Said when no vocabulary word can describe the word (e.g. the embedding does not know it).
@@ -65,7 +66,7 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
             raise ValueError("k and candidates must be >= 1, vocab_size >= 10, camouflage_round >= 0")
         self.k, self.infer, self.camouflage_round = int(k), bool(infer), int(camouflage_round)
         self.num_candidates, self.report_beliefs = int(candidates), bool(report_beliefs)
-        self.encoder = SpeechEncoder(self.embedding, self.vectors)
+        self.encoder = SpeechEncoder(self.vectors)
         self.vocab = Vocabulary.for_embedding(self.embedding, self.vectors, size=int(vocab_size))
         self.last_belief: dict[str, Any] | None = None
         #: The mean description vector of the team it is not in (set by :meth:`beliefs`).

@@ -2,8 +2,10 @@
 
 :class:`LLMAgent` is the generalist of the Decrypto paper: its prompt is the observation's
 ``"prompt"``, verbatim, for every game (plus the images, for Dixit), and only the answer is
-read by code. Specialists (the papers' prompts per role, CoT, CoMet, ToM probes) subclass it
-and override :meth:`LLMAgent.decide`, calling :meth:`LLMAgent.ask` once per prompt step.
+read by code: by the adapter the game names in its ``GameSpec.llm_adapter``, or by the generic
+adapter (:mod:`cluegym.agents.llm.adapters.generic`) from the seat's action space.
+Specialists (the papers' prompts per role, CoT, CoMet, ToM probes) subclass it and override
+:meth:`LLMAgent.decide`, calling :meth:`LLMAgent.ask` once per prompt step.
 
 :meth:`LLMAgent.ask` is where robustness lives:
 
@@ -39,26 +41,20 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import hashlib
-import importlib
 import json
 import logging
 import time
+from types import ModuleType
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 import gymnasium
 
 from cluegym.agents.base import Agent, Forfeit
+from cluegym.agents.llm.adapters.generic import GenericAdapter
 from cluegym.agents.llm.backends import Backend, BackendError, Completion, Message, Sampling, get_backend, strip_images
 from cluegym.agents.llm.checks import check_llm_options, json_safe, text_bounds_error
 from cluegym.agents.llm.parsing import ParseError
-
-#: Game adapters (prompt building and answer parsing per game). One line per game.
-GAME_ADAPTERS: dict[str, str] = {
-    "decrypto": "cluegym.agents.llm.prompts.decrypto",
-    "undercover": "cluegym.agents.llm.prompts.undercover",
-    "taboo": "cluegym.agents.llm.prompts.taboo",
-    "dixit": "cluegym.agents.llm.prompts.dixit",
-}
+from cluegym.envs.core.registry import game_spec, load_reference
 
 PARSE_ERROR_MESSAGE = "GAME MASTER: I could not read your answer: {reason}. Please answer again."
 ENV_ERROR_MESSAGE = (
@@ -81,18 +77,20 @@ class DeadlineExpired(Exception):
     """The decision deadline passed; the work in flight was cancelled."""
 
 
-def game_adapter(game: str):
-    """The prompt/parsing module of ``game`` (see :data:`GAME_ADAPTERS`).
+def game_adapter(game: str) -> ModuleType | None:
+    """The LLM adapter module ``game`` declares (its ``GameSpec.llm_adapter``), or None when it
+    declares none (the generalist then uses :class:`~cluegym.agents.llm.adapters.generic.GenericAdapter`).
 
     Raises:
-        ValueError: the game has no LLM adapter in this installation.
+        ValueError: an unknown game, or an adapter missing from this installation.
     """
-    if game not in GAME_ADAPTERS:
-        raise ValueError(f"no LLM prompts for game {game!r}; games: {', '.join(sorted(GAME_ADAPTERS))}")
+    reference = game_spec(game).llm_adapter
+    if reference is None:
+        return None
     try:
-        return importlib.import_module(GAME_ADAPTERS[game])
+        return load_reference(reference)
     except ModuleNotFoundError as exc:
-        raise ValueError(f"no LLM prompts for game {game!r} in this installation ({exc.name})") from exc
+        raise ValueError(f"no LLM adapter for game {game!r} in this installation ({exc.name})") from exc
 
 
 def _short(text: str, limit: int = 300) -> str:
@@ -135,7 +133,7 @@ class LLMAgent(Agent):
         counters: the live counters behind :meth:`stats`.
     """
 
-    games: tuple[str, ...] = tuple(GAME_ADAPTERS)
+    games: tuple[str, ...] = ("*",)
     #: Name of the prompting style, recorded with each call.
     style: str = "generalist"
 
@@ -166,7 +164,7 @@ class LLMAgent(Agent):
         check_llm_options(temperature=temperature, top_p=top_p, max_tokens=max_tokens, timeout=timeout,
                           max_retries=max_retries, max_in_flight=max_in_flight, parse_retries=parse_retries,
                           decision_timeout=decision_timeout)
-        self.adapter = game_adapter(game)
+        self.adapter: Any = game_adapter(game) or GenericAdapter(action_space)
         options: dict[str, Any] = {}
         if backend == "openai":
             options = {"base_url": base_url, "api_key_env": api_key_env, "timeout": float(timeout),
@@ -448,5 +446,13 @@ class LLMAgent(Agent):
 
 
 def specialist_class(game: str, seat: str) -> type[LLMAgent]:
-    """The papers' prompts for ``game``/``seat`` (registered as ``llm-cot``)."""
-    return game_adapter(game).specialist_class(seat)
+    """The papers' prompts for ``game``/``seat`` (registered as ``llm-cot``).
+
+    Raises:
+        ValueError: the game declares no LLM adapter (the generalist ``llm`` still plays it).
+    """
+    adapter = game_adapter(game)
+    if adapter is None:
+        raise ValueError(f"no specialist (llm-cot) prompts for game {game!r}: its GameSpec names no llm_adapter; "
+                         "the generalist 'llm' plays it with the generic adapter")
+    return adapter.specialist_class(seat)

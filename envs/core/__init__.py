@@ -26,6 +26,8 @@ _EXPORTS = {
     "read_word_list": "data", "shipped_word_list": "data", "word_list_option": "data",
     "CHARSET": "text", "first_mention": "matching", "mentions_word": "matching", "says_word": "matching",
     "to_charset": "text", "tokens": "text",
+    "WordNetMissingError": "matching", "require_wordnet": "matching", "wordnet_lemmas": "matching",
+    "wordnet_lexicon": "matching", "seat_name": "seats",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -114,6 +114,8 @@ class ClueGameEnv(AECEnv):
         self.action_spaces: dict[str, gymnasium.Space] = {}
         self.rng = np.random.default_rng()
         self._seed: int | None = None
+        #: Draws the seed of each game started by ``reset()`` without a seed (see :meth:`reset`).
+        self._seed_generator: np.random.Generator | None = None
         self._options: dict[str, Any] | None = None
         self._steps: list[dict[str, Any]] = []
         self._retries: dict[str, int] = {}
@@ -194,9 +196,23 @@ class ClueGameEnv(AECEnv):
         return self._observe(agent)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game. The same ``seed`` (and actions) gives the same game."""
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (2**63))
+        """Start a new game. The same ``seed`` (and actions) gives the same game.
+
+        Seeding follows Gymnasium: ``reset(seed=s)`` reseeds; the first ``reset()`` without a
+        seed seeds from OS entropy; later ones continue the env's generator, so
+        ``reset(seed=s); ...; reset(); ...`` plays the same games every time. Each game still
+        records its own integer seed (drawn from that generator), so every record replays alone.
+
+        Example:
+            >>> env.reset(seed=3); first = env.unwrapped.game_record()["seed"]   # 3
+            >>> env.reset(); second = env.unwrapped.game_record()["seed"]        # same every run
+        """
+        if seed is None and self._seed_generator is not None:
+            seed = int(self._seed_generator.integers(2**63, dtype=np.uint64))
+        else:
+            if seed is None:
+                seed = int(np.random.SeedSequence().entropy % (2**63))
+            self._seed_generator = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(1,)))
         self._seed = int(seed)
         self._options = to_jsonable(options) if options else None
         self.rng = np.random.default_rng(self._seed)

@@ -12,6 +12,12 @@ A token says ``word`` when, after splitting hyphens and possessives (``car's`` -
    ``wordnet-base``) maps it to the word (``buses`` -> ``bus``, ``mice`` -> ``mouse``,
    ``ran`` -> ``run``, ``geese`` -> ``goose``).
 
+WordNet is a declared requirement (``apt-get install wordnet-base``, or
+``bash scripts/setup.sh``): the games that use this judge call :func:`require_wordnet` when
+their rules are built, and every reader raises :class:`WordNetMissingError` without it,
+rather than judge by other rules. :func:`wordnet_lexicon` and :func:`wordnet_lemmas` are the
+one WordNet reader of the package (agents use them too).
+
 Rule 3 is directional: a token's lemmas are compared with the word, never the word's lemmas
 with the token, so ``see`` does not count as saying ``saw`` (the tool), while ``saw`` does
 count as saying ``see``.
@@ -40,14 +46,20 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 from typing import Iterable
 
 from cluegym.envs.core.text import tokens
 
-#: Where Debian's ``wordnet-base`` puts the WordNet database.
+#: Where Debian's ``wordnet-base`` puts the WordNet database (read at call time, so tests may
+#: point it elsewhere).
 WORDNET_DIR = Path("/usr/share/wordnet")
+#: How to install the WordNet database the word judge requires.
+WORDNET_INSTALL_HINT = "apt-get install wordnet-base (or: bash scripts/setup.sh)"
+#: The parts of speech the WordNet readers cover.
+WORDNET_PARTS_OF_SPEECH: tuple[str, ...] = ("noun", "verb", "adj")
 
 # WordNet's morphy detachment rules (wn's morph.c), per part of speech.
 _DETACH: dict[str, tuple[tuple[str, str], ...]] = {
@@ -57,41 +69,114 @@ _DETACH: dict[str, tuple[tuple[str, str], ...]] = {
              ("ing", "e"), ("ing", "")),
     "adj": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
 }
-_INDEX_FILES = {"noun": "index.noun", "verb": "index.verb", "adj": "index.adj"}
-_EXC_FILES = {"noun": "noun.exc", "verb": "verb.exc", "adj": "adj.exc"}
 #: Function words never treated as content tokens of a multi-word word.
 _STOPWORDS = frozenset("a an the of and or in on with to for s".split())
 
 
-@functools.lru_cache(maxsize=1)
-def _wordnet() -> tuple[dict[str, frozenset[str]], dict[str, dict[str, tuple[str, ...]]]]:
-    """Single-word lemmas and exception lists per part of speech (empty without WordNet)."""
-    lemmas: dict[str, frozenset[str]] = {}
-    exceptions: dict[str, dict[str, tuple[str, ...]]] = {}
-    for pos in _DETACH:
-        index, exc = WORDNET_DIR / _INDEX_FILES[pos], WORDNET_DIR / _EXC_FILES[pos]
-        words: set[str] = set()
-        if index.exists():
-            for line in index.read_text(encoding="latin-1").splitlines():
-                if line and not line.startswith(" "):
-                    lemma = line.split(" ", 1)[0]
-                    if "_" not in lemma:
-                        words.add(lemma)
-        lemmas[pos] = frozenset(words)
-        table: dict[str, tuple[str, ...]] = {}
-        if exc.exists():
-            for line in exc.read_text(encoding="latin-1").splitlines():
-                parts = line.split()
-                if len(parts) >= 2 and "_" not in parts[0]:
-                    table[parts[0]] = tuple(p for p in parts[1:] if "_" not in p)
-        exceptions[pos] = table
-    return lemmas, exceptions
+class WordNetMissingError(RuntimeError):
+    """The WordNet database the word judge requires is not installed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class WordNetLexicon:
+    """What the word judge reads from WordNet, per part of speech.
+
+    Attributes:
+        lemmas: single-word lemmas of ``index.<pos>`` (``ice_cream`` and the like left out).
+        exceptions: irregular form -> its single-word base forms, from ``<pos>.exc``
+            (``mice`` -> ``("mouse",)``).
+    """
+
+    lemmas: dict[str, frozenset[str]]
+    exceptions: dict[str, dict[str, tuple[str, ...]]]
+
+
+def wordnet_missing_files(directory: Path | None = None) -> list[Path]:
+    """The WordNet files the judge needs that ``directory`` (default :data:`WORDNET_DIR`) lacks."""
+    directory = WORDNET_DIR if directory is None else directory
+    needed = [directory / f"index.{pos}" for pos in WORDNET_PARTS_OF_SPEECH]
+    needed += [directory / f"{pos}.exc" for pos in WORDNET_PARTS_OF_SPEECH]
+    return [path for path in needed if not path.is_file()]
 
 
 def wordnet_available() -> bool:
-    """Whether the WordNet database was found (without it only the stemmer is used)."""
-    lemmas, _ = _wordnet()
-    return any(lemmas.values())
+    """Whether the WordNet database is installed where :data:`WORDNET_DIR` says."""
+    return not wordnet_missing_files()
+
+
+def require_wordnet() -> None:
+    """Fail before play when the WordNet database is missing.
+
+    The games that judge free text (Decrypto, Taboo, Undercover) call this when their rules
+    are built: without WordNet the judge would silently accept irregular forms (``mice`` for
+    ``mouse``), so the game would play by other rules.
+
+    Raises:
+        WordNetMissingError: naming the missing files and the install command.
+    """
+    missing = wordnet_missing_files()
+    if missing:
+        raise WordNetMissingError(
+            f"the word judge needs Debian's WordNet database, but {WORDNET_DIR} lacks "
+            f"{', '.join(p.name for p in missing)}: {WORDNET_INSTALL_HINT}"
+        )
+
+
+def wordnet_lexicon() -> WordNetLexicon:
+    """The WordNet lemmas and exception lists in :data:`WORDNET_DIR` (read once per folder).
+
+    Raises:
+        WordNetMissingError: when WordNet is not installed (see :func:`require_wordnet`).
+
+    Example:
+        >>> "mouse" in wordnet_lexicon().exceptions["noun"]["mice"]
+        True
+    """
+    try:
+        return _read_lexicon(WORDNET_DIR)
+    except FileNotFoundError:
+        require_wordnet()  # raises WordNetMissingError with the install command
+        raise
+
+
+def wordnet_lemmas(pos: str = "noun") -> frozenset[str]:
+    """The single-word lemmas of one part of speech in WordNet.
+
+    Args:
+        pos: ``"noun"``, ``"verb"`` or ``"adj"``.
+
+    Raises:
+        ValueError: another part of speech.
+        WordNetMissingError: when WordNet is not installed.
+
+    Example:
+        >>> "guitar" in wordnet_lemmas("noun")
+        True
+    """
+    if pos not in WORDNET_PARTS_OF_SPEECH:
+        raise ValueError(f"unknown part of speech {pos!r}; choose one of: {', '.join(WORDNET_PARTS_OF_SPEECH)}")
+    return wordnet_lexicon().lemmas[pos]
+
+
+@functools.lru_cache(maxsize=None)
+def _read_lexicon(directory: Path) -> WordNetLexicon:
+    lemmas: dict[str, frozenset[str]] = {}
+    exceptions: dict[str, dict[str, tuple[str, ...]]] = {}
+    for pos in WORDNET_PARTS_OF_SPEECH:
+        words: set[str] = set()
+        for line in (directory / f"index.{pos}").read_text(encoding="latin-1").splitlines():
+            if line and not line.startswith(" "):
+                lemma = line.split(" ", 1)[0]
+                if "_" not in lemma:
+                    words.add(lemma)
+        lemmas[pos] = frozenset(words)
+        table: dict[str, tuple[str, ...]] = {}
+        for line in (directory / f"{pos}.exc").read_text(encoding="latin-1").splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and "_" not in parts[0]:
+                table[parts[0]] = tuple(p for p in parts[1:] if "_" not in p)
+        exceptions[pos] = table
+    return WordNetLexicon(lemmas, exceptions)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -106,10 +191,10 @@ def lemmas(token: str) -> frozenset[str]:
     """
     token = token.lower()
     found = {token}
-    all_lemmas, exceptions = _wordnet()
+    lexicon = wordnet_lexicon()
     for pos, rules in _DETACH.items():
-        known = all_lemmas[pos]
-        found.update(exceptions[pos].get(token, ()))
+        known = lexicon.lemmas[pos]
+        found.update(lexicon.exceptions[pos].get(token, ()))
         for suffix, ending in rules:
             if token.endswith(suffix) and len(token) > len(suffix):
                 base = token[: len(token) - len(suffix)] + ending
@@ -134,8 +219,7 @@ def snowball_stem(token: str) -> str:
 
 
 def _is_lemma(token: str) -> bool:
-    all_lemmas, _ = _wordnet()
-    return any(token in known for known in all_lemmas.values())
+    return any(token in known for known in wordnet_lexicon().lemmas.values())
 
 
 @functools.lru_cache(maxsize=65536)
@@ -152,7 +236,7 @@ def same_word(token: str, word: str) -> bool:
     if len(token) > 2 and len(word) > 2 and snowball_stem(token) == snowball_stem(word):
         return True
     # An inflected word ("mice") is matched through its base forms too ("mouse").
-    targets = {word} if _is_lemma(word) or not wordnet_available() else set(lemmas(word))
+    targets = {word} if _is_lemma(word) else set(lemmas(word))
     return bool(lemmas(token) & targets)
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from cluegym.envs.core.registry import make
 from cluegym.envs.core.text import describe, type_name
 
 #: Deepest nesting an action is recorded faithfully at.
@@ -336,9 +337,7 @@ def replay_env(record: dict[str, Any], check_digests: bool = True) -> Any:
     Raises:
         ReplayMismatch: if the seat to move or an observation differs from the record.
     """
-    import cluegym
-
-    env = cluegym.make(record["game"], **record["config"])
+    env = make(record["game"], **record["config"])
     env.reset(seed=record["seed"], options=record.get("options"))
     for i, step in enumerate(record["steps"]):
         agent = env.agent_selection

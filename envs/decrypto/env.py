@@ -132,7 +132,6 @@ class DecryptoEnv(ClueGameEnv):
             "eve": gymnasium.spaces.Discrete(len(self.codes)),
         }
         self.state: DecryptoState | None = None
-        self.last_turn: dict[str, Any] | None = None
 
     def _make_observation_space(self, seat: str) -> gymnasium.spaces.Dict:
         cfg = self.game_config
@@ -158,7 +157,6 @@ class DecryptoEnv(ClueGameEnv):
     def _new_game(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
         fixed = (options or {}).get("keywords")
         self.state = self.rules.new_game(rng, keyword_pool=self.keyword_pool, keywords=fixed)
-        self.last_turn = None
 
     def _to_move(self) -> str | None:
         return self.rules.to_move(self.state)
@@ -190,7 +188,8 @@ class DecryptoEnv(ClueGameEnv):
         return obs
 
     def _info(self, agent: str) -> dict[str, Any]:
-        return {"last_turn": self.last_turn} if self.last_turn is not None else {}
+        last_turn = self.state.last_turn
+        return {"last_turn": last_turn.as_dict()} if last_turn is not None else {}
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         if agent == "alice":
@@ -232,8 +231,7 @@ class DecryptoEnv(ClueGameEnv):
         events: list[dict[str, Any]] = [{"type": "guess", "seat": agent, "turn": state.turn}]
         if self.rules.next_guesser(state) is None:
             record = self.rules.resolve_turn(state, self.rng)
-            self.last_turn = record.as_dict()
-            events.append({"type": "reveal", **self.last_turn})
+            events.append({"type": "reveal", **record.as_dict()})
             if state.winner is not None:
                 events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
         return events

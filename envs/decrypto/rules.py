@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from cluegym.envs.core.matching import first_mention
+from cluegym.envs.core.matching import first_mention, require_wordnet
 from cluegym.envs.core.text import to_charset, type_name
 
 SEATS: tuple[str, str, str] = ("alice", "bob", "eve")
@@ -127,6 +127,11 @@ class DecryptoState:
         return per_keyword
 
     @property
+    def last_turn(self) -> TurnRecord | None:
+        """The last resolved turn (what every seat saw revealed), None before the first."""
+        return self.history[-1] if self.history else None
+
+    @property
     def used_codes(self) -> set[tuple[int, ...]]:
         return {r.code for r in self.history} | ({self.code} if self.code else set())
 
@@ -136,9 +141,13 @@ class DecryptoRules:
 
     Args:
         config: the game options.
+
+    Raises:
+        WordNetMissingError: Debian's WordNet database (the word judge's data) is missing.
     """
 
     def __init__(self, config: DecryptoConfig | None = None) -> None:
+        require_wordnet()  # the word judge needs WordNet: fail before play, not mid-game
         self.config = config or DecryptoConfig()
         self.codes = all_codes(self.config.num_keywords, self.config.code_length)
         self.code_index = {code: i for i, code in enumerate(self.codes)}

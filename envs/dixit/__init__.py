@@ -1,1 +1,18 @@
-"""Dixit (DixitWorld arena rules): rules, env, the card deck and its shipped default data."""
+"""Dixit (DixitWorld arena rules): rules, env, the card deck and its shipped default data.
+
+:data:`GAME` declares the game to the registry (:mod:`cluegym.envs.core.registry`): the one
+place that names its env and its parts in the layers above.
+"""
+
+from cluegym.envs.core.registry import GameSpec
+
+GAME = GameSpec(
+    name="dixit",
+    version=0,
+    env="cluegym.envs.dixit.env",
+    baselines="cluegym.agents.embedding.dixit",
+    llm_adapter="cluegym.agents.llm.adapters.dixit",
+    learner_task="cluegym.wrappers.dixit:seat_task",
+    potential="cluegym.wrappers.dixit:potential",
+    data="cluegym.envs.dixit",
+)

@@ -82,14 +82,17 @@ import gymnasium
 import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import describe, quote_text, to_charset, tokens
 from cluegym.envs.dixit.deck import Deck, default_deck_folder, load_deck, load_default_deck
 from cluegym.envs.dixit.prompts import full_prompt, round_summary
 from cluegym.envs.dixit.rules import (
-    PASS_CLUE, PHASES, DixitConfig, DixitRules, DixitState, metrics, preset_config, seat_name,
+    PASS_CLUE, PHASES, DixitConfig, DixitRules, DixitState, RoundRecord, metrics, preset_config,
 )
 
-__all__ = ["DixitEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS", "get_deck"]
+__all__ = [
+    "DixitEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS", "get_deck", "parse_image_size",
+]
 
 #: Agents used by ``cluegym run dixit`` for seats not given on the command line: the vision
 #: baseline sees pixels only, so it plays with the default options (captions hidden).
@@ -133,7 +136,16 @@ def random_vocabulary() -> tuple[str, ...]:
     return tuple(sorted(words))
 
 
-def _image_size(value: Any) -> tuple[int, int]:
+def parse_image_size(value: Any) -> tuple[int, int]:
+    """The ``image_size`` option as ``(height, width)``: a pair or a ``"96x64"`` string.
+
+    Raises:
+        ValueError: not two integers, or a side outside 8..1024.
+
+    Example:
+        >>> parse_image_size("96x64"), parse_image_size([48, 32])
+        ((96, 64), (48, 32))
+    """
     if isinstance(value, str):
         value = value.lower().replace(",", "x").split("x")
     try:
@@ -197,7 +209,7 @@ class DixitEnv(ClueGameEnv):
         record_observations: bool = True,
     ) -> None:
         self.deck = get_deck(None if deck is None else str(deck), None if captions is None else str(captions))
-        self.image_size = _image_size(image_size)
+        self.image_size = parse_image_size(image_size)
         self.game_config: DixitConfig = preset_config(
             rules, deck_size=len(self.deck), num_players=num_players, hand_size=hand_size,
             num_rounds=num_rounds, scoring=scoring, hand_swap=hand_swap, refill=refill,
@@ -240,7 +252,6 @@ class DixitEnv(ClueGameEnv):
         self._no_candidates = np.zeros((cfg.num_players, *self.image_size, 3), dtype=np.uint8)
         self._no_candidates.setflags(write=False)
         self.state: DixitState | None = None
-        self.last_round: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ spaces
     def _prompt_bound(self) -> int:
@@ -305,7 +316,6 @@ class DixitEnv(ClueGameEnv):
         if hands is not None:
             hands = [[self._card_index(c) for c in hand] for hand in hands]
         self.state = self.rules.new_game(rng, len(self.deck), hands=hands)
-        self.last_round = None
 
     def _to_move(self) -> str | None:
         seat = self.rules.to_move(self.state)
@@ -358,10 +368,21 @@ class DixitEnv(ClueGameEnv):
     def _action_mask(self, agent: str) -> dict[str, Any]:
         return {"card": self.rules.card_mask(self.state, self._index[agent]), "clue": None}
 
+    def _round_view(self, record: RoundRecord) -> dict[str, Any]:
+        """A scored round as JSON with card ids and seat names (events and ``last_round``)."""
+        rec = record.as_dict()
+        rec["target"] = self.card_id(rec["target"])
+        for key in ("played", "candidates"):
+            rec[key] = [self.card_id(c) for c in rec[key]]
+        rec["votes"] = [self.card_id(c) if c >= 0 else None for c in rec["votes"]]
+        rec["storyteller"] = seat_name(rec["storyteller"])
+        rec["correct"] = [seat_name(c) for c in rec["correct"]]
+        return rec
+
     def _info(self, agent: str) -> dict[str, Any]:
         info: dict[str, Any] = {"phase": self.state.phase}
-        if self.last_round is not None:
-            info["last_round"] = self.last_round
+        if self.state.history:
+            info["last_round"] = self._round_view(self.state.history[-1])
         return info
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
@@ -420,16 +441,7 @@ class DixitEnv(ClueGameEnv):
         record = self.rules.vote(state, p, action["card"])
         events = [{"type": "vote", "player": agent, "round": state.round if record is None else record.round}]
         if record is not None:
-            rec = record.as_dict()
-            for key in ("target",):
-                rec[key] = self.card_id(rec[key])
-            for key in ("played", "candidates"):
-                rec[key] = [self.card_id(c) for c in rec[key]]
-            rec["votes"] = [self.card_id(c) if c >= 0 else None for c in rec["votes"]]
-            rec["storyteller"] = seat_name(rec["storyteller"])
-            rec["correct"] = [seat_name(c) for c in rec["correct"]]
-            self.last_round = rec
-            events.append({"type": "round", **rec})
+            events.append({"type": "round", **self._round_view(record)})
             if state.phase == "over":
                 events.append({"type": "game_over", "scores": list(state.scores), "reason": state.end_reason})
         return events

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import quote_text
-from cluegym.envs.dixit.rules import DixitConfig, DixitState, RoundRecord, seat_name
+from cluegym.envs.dixit.rules import DixitConfig, DixitState, RoundRecord
 
 #: card index -> display name (the deck's card id).
 CardName = Callable[[int], str]

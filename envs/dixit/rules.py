@@ -45,6 +45,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import describe, to_charset, type_name
 
 #: Scoring rules (see the module docstring).
@@ -553,11 +554,6 @@ class DixitRules:
 
 
 # ---------------------------------------------------------------------------- metrics
-
-def seat_name(index: int) -> str:
-    """``3`` -> ``"player_3"``."""
-    return f"player_{index}"
-
 
 def _seat_tallies(results: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, list[float]]]:
     """Per seat: storyteller outcomes (1 partial), listener hits, normalized scores per game."""

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cluegym.envs.core.text import to_charset, type_name
-from cluegym.envs.core.matching import is_same_word_guess, says_word
+from cluegym.envs.core.matching import is_same_word_guess, require_wordnet, says_word
 
 SEATS: tuple[str, str] = ("attacker", "defender")
 #: Said in place of an utterance that was rejected too often (the fallback).
@@ -103,9 +103,13 @@ class TabooRules:
 
     Args:
         config: the game options.
+
+    Raises:
+        WordNetMissingError: Debian's WordNet database (the word judge's data) is missing.
     """
 
     def __init__(self, config: TabooConfig | None = None) -> None:
+        require_wordnet()  # the word judge needs WordNet: fail before play, not mid-game
         self.config = config or TabooConfig()
 
     def new_game(self, rng: np.random.Generator, targets: Sequence[str] | None = None, *,

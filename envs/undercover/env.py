@@ -69,10 +69,11 @@ import gymnasium
 import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import describe
 from cluegym.envs.undercover.prompts import full_prompt, transcript
 from cluegym.envs.undercover.rules import (
-    SILENCE, UndercoverConfig, UndercoverRules, UndercoverState, metrics, parse_beliefs, seat_name,
+    SILENCE, UndercoverConfig, UndercoverRules, UndercoverState, metrics, parse_beliefs,
 )
 
 __all__ = [
@@ -229,7 +230,6 @@ class UndercoverEnv(ClueGameEnv):
             for seat in self.possible_agents
         }
         self.state: UndercoverState | None = None
-        self.last_round: dict[str, Any] | None = None
         self._beliefs_note: tuple[str, str] | None = None
 
     def _observation_space(self) -> gymnasium.spaces.Dict:
@@ -257,7 +257,6 @@ class UndercoverEnv(ClueGameEnv):
             rng, self.word_pairs, words=options.get("words"),
             undercover=options.get("undercover", self.undercover_seats),
         )
-        self.last_round = None
         self._beliefs_note = None
 
     def _to_move(self) -> str | None:
@@ -303,8 +302,8 @@ class UndercoverEnv(ClueGameEnv):
 
     def _info(self, agent: str) -> dict[str, Any]:
         info: dict[str, Any] = {"phase": self.state.phase}
-        if self.last_round is not None:
-            info["last_round"] = self.last_round
+        if self.state.history:
+            info["last_round"] = self.state.history[-1].as_dict()
         if self._beliefs_note is not None and self._beliefs_note[0] == agent:
             info["beliefs_error"] = self._beliefs_note[1]
         return info
@@ -367,8 +366,7 @@ class UndercoverEnv(ClueGameEnv):
         events.insert(0, {"type": "vote", "player": agent, "round": state.round})
         if self.rules.next_voter(state) is None:
             record = self.rules.resolve_votes(state, self.rng)
-            self.last_round = record.as_dict()
-            events.append({"type": "round_over", **self.last_round})
+            events.append({"type": "round_over", **record.as_dict()})
             if state.phase == "over":
                 events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
         return events

@@ -14,8 +14,9 @@ start a line of its own or pose as a ``Votes:``/``Result:`` line.
 
 from __future__ import annotations
 
+from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import quote_text
-from cluegym.envs.undercover.rules import RoundRecord, UndercoverConfig, UndercoverState, seat_name
+from cluegym.envs.undercover.rules import RoundRecord, UndercoverConfig, UndercoverState
 
 _TIMEOUT_TEXT = {
     "civilians": "the civilians win",

@@ -27,8 +27,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import describe, to_charset, type_name
-from cluegym.envs.core.matching import is_same_word_guess, says_word
+from cluegym.envs.core.matching import is_same_word_guess, require_wordnet, says_word
 
 CIVILIAN, UNDERCOVER = "civilian", "undercover"
 ROLES: tuple[str, str] = (CIVILIAN, UNDERCOVER)
@@ -39,11 +40,6 @@ SILENCE = "(silence)"
 #: Relative labels a player may use for another player in its beliefs.
 _RELATIVE = {"teammate": True, "same": True, "ally": True, "opponent": False, "different": False, "enemy": False}
 _UNDECIDED = {"undecided", "unknown", "unsure", ""}
-
-
-def seat_name(index: int) -> str:
-    """``3`` -> ``"player_3"``."""
-    return f"player_{index}"
 
 
 @dataclass(frozen=True)
@@ -160,9 +156,13 @@ class UndercoverRules:
 
     Args:
         config: the game options.
+
+    Raises:
+        WordNetMissingError: Debian's WordNet database (the word judge's data) is missing.
     """
 
     def __init__(self, config: UndercoverConfig | None = None) -> None:
+        require_wordnet()  # the word judge needs WordNet: fail before play, not mid-game
         self.config = config or UndercoverConfig()
 
     # ----------------------------------------------------------------- setup

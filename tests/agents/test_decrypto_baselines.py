@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 import cluegym
-from cluegym.agents import make_agent
-from cluegym.benchmarks.match import run_match
+from cluegym.agents import make_agent, run_match
 from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.decrypto.env import CODES
 

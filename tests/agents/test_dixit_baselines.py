@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 import cluegym
-from cluegym.agents import AgentSpecError, make_agent
+from cluegym.agents import AgentSpecError, make_agent, run_match
 from cluegym.agents.embedding.dixit import CaptionAgent, VisionAgent, content_words
-from cluegym.benchmarks.match import run_match
 from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.dixit.env import DixitEnv, raw_env
 
@@ -105,7 +104,7 @@ def test_vision_agent_sees_pixels_and_rates():
 
 
 def test_efficientnet_labels_and_cache():
-    from cluegym.agents.embedding import efficientnet
+    from cluegym.agents.encoders import images as efficientnet
 
     labels = efficientnet.imagenet_labels()
     assert len(labels) == 1000 and labels[292] == "tiger" and "(" not in labels[21]
@@ -114,9 +113,9 @@ def test_efficientnet_labels_and_cache():
     probs = efficientnet.class_probabilities(tiger, grid=0)
     assert probs.shape == (1, 1000) and abs(float(probs.sum()) - 1.0) < 1e-3
     assert "tiger" in [name for name, _ in efficientnet.top_labels(probs[0], 3)]
-    cached = len(efficientnet._PROBABILITIES)
+    cached = len(efficientnet.IMAGE_CACHE)
     efficientnet.class_probabilities(np.concatenate([tiger, tiger]), grid=0)
-    assert len(efficientnet._PROBABILITIES) == cached
+    assert len(efficientnet.IMAGE_CACHE) == cached
     with pytest.raises(ValueError, match="shape"):
         efficientnet.class_probabilities(np.zeros((96, 64, 3), dtype=np.uint8))
 

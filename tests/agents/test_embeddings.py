@@ -11,7 +11,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from cluegym.agents import embeddings
+from cluegym.agents import encoders as embeddings
 from cluegym.envs.core.data import shipped_word_list
 
 #: (package, file, minimum size, maximum size)

@@ -10,14 +10,13 @@ import time
 import pytest
 
 import cluegym
-from cluegym.agents import AgentSpecError, make_agent
+from cluegym.agents import AgentSpecError, make_agent, run_match
 from cluegym.agents.base import Forfeit
 from cluegym.agents.llm.agent import LLMAgent
 from cluegym.agents.llm.backends import ScriptedBackend
 from cluegym.agents.llm.fake_server import FakeChatServer, decrypto_reply
-from cluegym.agents.llm.prompts.decrypto import DecryptoPaperAgent, paper_messages
-from cluegym.agents.llm.tom import run_tom_eval, table3
-from cluegym.benchmarks.match import run_match
+from cluegym.agents.llm.adapters.decrypto import DecryptoPaperAgent, paper_messages
+from cluegym.benchmarks.decrypto_tom import run_tom_eval, table3
 from cluegym.envs.decrypto.env import CODES
 
 KEYWORDS = ["apple", "river", "guitar", "castle", "doctor", "pencil", "tiger", "cloud"]

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from cluegym.agents import run_match
 from cluegym.agents.llm.fake_server import FakeChatServer
 from cluegym.agents.llm.parsing import ParseError
-from cluegym.agents.llm.prompts import dixit as dixit_prompts
-from cluegym.benchmarks.match import run_match
+from cluegym.agents.llm.adapters import dixit as dixit_prompts
 from cluegym.envs.dixit.env import IMAGE_SIZE
 
 ENV = {"num_rounds": 4}

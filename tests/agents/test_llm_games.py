@@ -9,14 +9,13 @@ import json
 import pytest
 
 import cluegym
-from cluegym.agents import make_agent
+from cluegym.agents import make_agent, run_match
 from cluegym.agents.llm.backends import ScriptedBackend
 from cluegym.agents.llm.comet import CoMetTabooAgent, CoMetUndercoverAgent, ExperiencePool
 from cluegym.agents.llm.fake_server import FakeChatServer
 from cluegym.agents.llm.parsing import ParseError
-from cluegym.agents.llm.prompts import taboo as taboo_prompts
-from cluegym.agents.llm.prompts import undercover as undercover_prompts
-from cluegym.benchmarks.match import run_match
+from cluegym.agents.llm.adapters import taboo as taboo_prompts
+from cluegym.agents.llm.adapters import undercover as undercover_prompts
 
 TARGETS = {"targets": ["apple", "river", "piano"]}
 

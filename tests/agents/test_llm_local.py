@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from cluegym.agents import run_match
 from cluegym.agents.llm.backends import LocalBackend, Sampling, load_local_model, smollm2_folder
-from cluegym.benchmarks.match import run_match
 
 pytestmark = pytest.mark.slow
 

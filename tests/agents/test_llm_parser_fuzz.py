@@ -22,7 +22,7 @@ from cluegym.agents.llm.fault_server import ANSWER_KEYS, FAULTS, hostile_reply
 from cluegym.agents.llm.parsing import (
     ParseError, extract_dict, parse_int, parse_json_answer, parse_labeled, parse_tags,
 )
-from cluegym.agents.llm.prompts import decrypto, dixit, taboo, undercover
+from cluegym.agents.llm.adapters import decrypto, dixit, taboo, undercover
 
 NINES = "9" * 5000
 VALUES = [

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import cluegym
-from cluegym.agents import make_agent
-from cluegym.benchmarks.match import run_match
+from cluegym.agents import make_agent, run_match
 from cluegym.envs.core.matching import says_word
 
 TARGETS = ["piano", "apple", "river", "doctor", "winter", "camera", "garden", "soldier", "coffee", "horse"]

@@ -8,8 +8,9 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 import cluegym
+from cluegym.envs.core.seats import seat_name
 
-GAMES = sorted(cluegym.ENVS)
+GAMES = cluegym.game_ids()
 
 
 @pytest.fixture(autouse=True)
@@ -48,3 +49,48 @@ def test_registry_exposes_game_module_contract(game_id):
     env = cluegym.make(game_id.rsplit("_v", 1)[0])
     assert env.metadata["name"] == game_id
     assert set(module.DEFAULT_AGENTS) <= set(env.possible_agents) | {"*"}
+
+
+def _forfeit_to_the_end(env) -> dict:
+    """Play the current game with every seat's fallback; return its record."""
+    raw = env.unwrapped
+    while not raw.game_over:
+        raw.forfeit("conformance test")
+    return raw.game_record()
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_unseeded_resets_continue_the_seeded_generator(game_id):
+    # Gymnasium's rule: reset(seed=s) then reset() plays the same games every time.
+    runs = []
+    for _ in range(2):
+        env = cluegym.env_module(game_id).env()
+        env.reset(seed=3)
+        records = [_forfeit_to_the_end(env)]
+        for _ in range(2):
+            env.reset()
+            records.append(_forfeit_to_the_end(env))
+        runs.append(records)
+    assert runs[0] == runs[1]
+    seeds = [record["seed"] for record in runs[0]]
+    assert seeds[0] == 3 and len(set(seeds)) == 3
+    replayed = cluegym.env_module(game_id).env()
+    replayed.reset(seed=seeds[2])
+    assert _forfeit_to_the_end(replayed) == runs[0][2]
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_first_unseeded_reset_draws_entropy(game_id):
+    seeds = set()
+    for _ in range(2):
+        env = cluegym.env_module(game_id).env()
+        env.reset()
+        seeds.add(env.unwrapped.game_record()["seed"])
+    assert len(seeds) == 2
+
+
+@pytest.mark.parametrize("game", ["dixit", "undercover"])
+def test_numbered_seats_follow_the_one_naming_convention(game):
+    env = cluegym.make(game)
+    assert env.possible_agents == [seat_name(i) for i in range(len(env.possible_agents))]
+    assert seat_name(3) == "player_3"

@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 import cluegym
+from cluegym.agents import run_match
 from cluegym.envs.core.record import replay, transcript
 from cluegym.envs.dixit.deck import DeckError
 from cluegym.envs.dixit.env import DixitEnv, raw_env
@@ -505,8 +506,6 @@ def test_metrics_of_a_played_game_match_the_env_scores():
 
 
 def test_mixed_match_reports_each_agent():
-    from cluegym.benchmarks.match import run_match
-
     seats = {"player_0": "random", "player_2": "random", "player_1": "random:seed=5", "player_3": "random:seed=5"}
     summary = run_match("dixit", seats, games=2, seed=0, env_kwargs={"num_rounds": 4}, progress=False)
     m = summary["metrics"]
@@ -515,3 +514,45 @@ def test_mixed_match_reports_each_agent():
         assert m[f"agent:{agent}"]["listener_accuracy"] == pytest.approx(expected)
     same = run_match("dixit", {"*": "random"}, games=1, seed=0, env_kwargs={"num_rounds": 4}, progress=False)
     assert not any(k.startswith("agent:") for k in same["metrics"])  # one agent: the totals say it all
+
+
+# ------------------------------------------------------------------------------ golden
+
+GOLDEN = Path(__file__).parent / "golden" / "dixit_seed5.txt"
+CLUES = ["a quiet storm", "the last light", "two roads", "something borrowed"]
+
+
+def _golden_transcript() -> str:
+    """A seeded scripted 4-round game: each storyteller tells its first card with a fixed clue,
+    each listener plays its last legal card and votes for the legal candidate its seat and the
+    round pick, so rounds differ in who finds the storyteller's card."""
+    env = cluegym.make("dixit", num_rounds=4)
+    env.reset(seed=5)
+    lines = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            lines.append(f"{agent}: reward {reward:+.0f}")
+            env.step(None)
+            continue
+        legal = [int(i) for i in np.flatnonzero(info["action_mask"]["card"])]
+        if obs["phase"] == 0:
+            action = {"card": legal[0], "clue": CLUES[int(obs["round"]) % len(CLUES)]}
+        elif obs["phase"] == 1:
+            action = {"card": legal[-1]}
+        else:
+            action = {"card": legal[(int(obs["seat"]) + int(obs["round"])) % len(legal)]}
+        lines.append(f"{agent}: {action}")
+        env.step(action)
+    record = env.unwrapped.game_record()
+    lines.append(f"scores: {record['result']['scores']}")
+    return "\n".join(lines) + "\n\n" + transcript(record) + "\n"
+
+
+def test_golden_playthrough():
+    text = _golden_transcript()
+    if not GOLDEN.exists():  # regenerate by deleting the file; the committed file pins behaviour
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(text)
+        pytest.fail(f"golden transcript was missing and has been written to {GOLDEN}; commit it")
+    assert text == GOLDEN.read_text()

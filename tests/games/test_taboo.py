@@ -14,14 +14,11 @@ from pettingzoo.test import api_test, seed_test
 from cluegym.envs.core.record import replay, transcript
 from cluegym.envs.taboo import env as taboo_env
 from cluegym.envs.taboo.env import TabooEnv, raw_env
-from cluegym.envs.core.matching import is_same_word_guess, lemmas, same_word, says_word, wordnet_available
+from cluegym.envs.core.matching import is_same_word_guess, lemmas, same_word, says_word
 from cluegym.envs.taboo.rules import SILENCE, TabooConfig, metrics
 
 GOLDEN = Path(__file__).parent / "golden" / "taboo_seed4.txt"
 TARGETS = ["apple", "mouse", "bus", "fire", "run", "cat", "knife", "child", "doctor", "river"]
-
-needs_wordnet = pytest.mark.skipif(not wordnet_available(), reason="Debian wordnet-base is not installed")
-
 
 # ------------------------------------------------------------------ derivative matching
 @pytest.mark.parametrize("text, word", [
@@ -40,8 +37,6 @@ needs_wordnet = pytest.mark.skipif(not wordnet_available(), reason="Debian wordn
     ("my icecream melted", "ice cream"),    # multi-word, closed up
 ])
 def test_derivatives_are_matched(text, word):
-    if word in ("bus", "mouse", "knife", "run", "child") and not wordnet_available():
-        pytest.skip("irregular forms need WordNet")
     assert says_word(text, word)
 
 
@@ -67,7 +62,6 @@ def test_strict_mode_counts_containment_and_phrase_words():
     assert not says_word("a red carpet", "cars", strict=True)
 
 
-@needs_wordnet
 def test_lemmas_and_guesses():
     assert "bus" in lemmas("buses") and "mouse" in lemmas("mice") and "run" in lemmas("running")
     assert same_word("saw", "see") and not same_word("see", "saw")
@@ -110,7 +104,6 @@ def test_attacker_saying_the_target_is_a_rule_break(utterance):
     assert "error" not in env.infos["attacker"]  # a game event, not a rejected action
 
 
-@needs_wordnet
 def test_irregular_derivative_rule_break():
     env = new_env(target="mouse")
     env.step("Cats chase mice.")

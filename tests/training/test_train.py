@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 import cluegym
-from cluegym.agents import make_agent
-from cluegym.benchmarks.match import run_match
+from cluegym.agents import make_agent, run_match
 from cluegym.cli import main as cli_main
 from cluegym.training.train import TrainConfig, evaluate_agent, train
 

@@ -8,7 +8,7 @@ import pytest
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.envs.decrypto.env import CODES
-from cluegym.wrappers.featurizers import LRUCache, WordEncoder, unit_rows
+from cluegym.agents.encoders import LRUCache, WordEncoder, unit_rows
 from cluegym.wrappers.decrypto import DecryptoFeatures, potential, seat_task
 
 KEYWORDS = ["guitar", "horse", "castle", "apple"]
@@ -110,7 +110,7 @@ def test_image_and_sentence_encoders_are_cached_unit_vectors():
 
     from PIL import Image
 
-    from cluegym.wrappers.featurizers import ImageEncoder, SentenceEncoder
+    from cluegym.agents.encoders import ImageEncoder, SentenceEncoder
 
     torch.set_num_threads(1)
     deck = resources.files("cluegym.envs.dixit") / "data" / "deck"

@@ -12,8 +12,9 @@ import pytest
 
 import cluegym.agents
 from cluegym.agents.base import Forfeit
+from cluegym.agents import make_agent, run_match
 from cluegym.agents.random_agent import RandomAgent
-from cluegym.benchmarks.match import agent_seed, build_agents, play_game, run_match
+from cluegym.harness import agent_seed, build_agents, play_game
 from cluegym.cli import main
 
 #: game index -> where the scripted agent breaks that game: "reset" or "result" (observe_result).
@@ -94,7 +95,7 @@ def comparable(summary: dict[str, Any]) -> dict[str, Any]:
 
 def test_agent_exceptions_forfeit_one_decision_with_the_reason():
     env = cluegym.make("decrypto")
-    agents = build_agents("decrypto", env, AGENTS)
+    agents = build_agents("decrypto", env, AGENTS, make_agent=make_agent)
     record = play_game(env, agents, seed=3)
     forfeits = [step for step in record["steps"] if "forfeit" in step]
     reasons = {step["agent"]: step["forfeit"] for step in forfeits}

