@@ -33,7 +33,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     echo "==> apt-get install ${missing[*]}"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "==> note: Debian packages ${missing[*]} not installed (need root); some data scripts/tests will skip" >&2
+    echo "==> note: Debian packages ${missing[*]} not installed (need root); cluegym needs wordnet-base: install it as root (apt-get install wordnet-base)" >&2
   fi
 fi
 
