@@ -27,7 +27,7 @@ import bisect
 import json
 import math
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 #: Characters of a reply that are read (its end: the answer comes last). Real replies under
 #: a ``max_tokens`` cap are far shorter; the cap keeps parsing fast on a runaway reply.
@@ -109,6 +109,21 @@ def after_marker(text: str) -> str | None:
         pass
     return text[last.end():] if last is not None else None
 
+
+
+def last_json_array(cleaned: str, accept: Callable[[list[Any]], bool]) -> list[Any] | None:
+    """The last JSON array in a cleaned reply that ``accept`` takes: after the ANSWER marker
+    first, then anywhere (at most :data:`MAX_CANDIDATES` arrays are tried per pool)."""
+    tail = after_marker(cleaned)
+    for pool in ([tail] if tail is not None else []) + [cleaned]:
+        for blob in reversed(balanced_objects(pool, "[", "]")[-MAX_CANDIDATES:]):
+            try:
+                value = loads_lenient(blob)
+            except ParseError:
+                continue
+            if isinstance(value, list) and accept(value):
+                return value
+    return None
 
 def balanced_objects(text: str, open_ch: str = "{", close_ch: str = "}") -> list[str]:
     """Every top-level ``{...}`` (or ``[...]``) substring, in order, respecting quoted strings.
@@ -293,19 +308,7 @@ def parse_hints(text: str, count: int = 3, key: str = "hints") -> tuple[str, ...
     except ParseError as exc:
         if "each hint" in str(exc):
             raise
-        cleaned = clean_reply(text)
-        tail = after_marker(cleaned)
-        for pool in ([tail] if tail is not None else []) + [cleaned]:
-            for blob in reversed(balanced_objects(pool, "[", "]")[-MAX_CANDIDATES:]):
-                try:
-                    value = loads_lenient(blob)
-                except ParseError:
-                    continue
-                if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-                    hints = list(value)
-                    break
-            if hints is not None:
-                break
+        hints = last_json_array(clean_reply(text), lambda v: bool(v) and all(isinstance(h, str) for h in v))
     if hints is None:
         raise ParseError(f"no hints found in your answer; give {expected}")
     hints = [" ".join(h.strip().strip(".").split()) for h in hints]

@@ -32,8 +32,7 @@ import numpy as np
 
 from cluegym.agents.llm.backends import Message
 from cluegym.agents.llm.parsing import (
-    MAX_CANDIDATES, ParseError, after_marker, balanced_objects, clean_reply, extract_dict, loads_lenient,
-    parse_int, shown, small_int,
+    ParseError, after_marker, clean_reply, extract_dict, last_json_array, parse_int, shown, small_int,
 )
 from cluegym.envs.core.text import clean_text
 
@@ -97,7 +96,7 @@ def read_answer(reply: str, space: gymnasium.Space, mask: Any = None) -> Any:
     if isinstance(space, gymnasium.spaces.Dict):
         return _read_entries(extract_dict(reply), space, mask, "your answer")
     if isinstance(space, gymnasium.spaces.Tuple):
-        return _read_entries(_extract_list(cleaned, tail, len(space.spaces)), space, mask, "your answer")
+        return _read_entries(_extract_list(cleaned, len(space.spaces)), space, mask, "your answer")
     raise ParseError(f"the generic LLM adapter cannot read a {type(space).__name__} action; this game needs "
                      "its own adapter")
 
@@ -201,14 +200,9 @@ def _keys(space: gymnasium.spaces.Dict) -> str:
     return ", ".join(f'"{key}"' for key in space.spaces)
 
 
-def _extract_list(cleaned: str, tail: str | None, size: int) -> list[Any]:
+def _extract_list(cleaned: str, size: int) -> list[Any]:
     """The last JSON array of ``size`` entries, after the ANSWER marker first, then anywhere."""
-    for pool in ([tail] if tail is not None else []) + [cleaned]:
-        for blob in reversed(balanced_objects(pool, "[", "]")[-MAX_CANDIDATES:]):
-            try:
-                value = loads_lenient(blob)
-            except ParseError:
-                continue
-            if isinstance(value, list) and len(value) == size:
-                return value
+    value = last_json_array(cleaned, lambda v: len(v) == size)
+    if value is not None:
+        return value
     raise ParseError(f"no JSON array of {size} entries found; answer like ANSWER: [...]")
