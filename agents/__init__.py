@@ -262,7 +262,8 @@ def run_match(game: str, agents: dict[str, str], **options: Any) -> dict[str, An
         game: registered game name.
         agents: seat -> agent spec (``"*"`` fills the seats not named).
         **options: the harness's options: ``games``, ``seed``, ``env_kwargs``, ``concurrency``,
-            ``results_path``, ``summary_path``, ``progress``, ``on_game``.
+            ``results_path``, ``summary_path``, ``progress``, ``on_game``, ``ray_address`` (play
+            the games as Ray tasks on that cluster; :func:`make_agent` is importable on its workers).
 
     Example:
         >>> summary = run_match("decrypto", {"alice": "glove:k=16", "bob": "glove", "eve": "word2vec"},

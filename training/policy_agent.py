@@ -1,7 +1,7 @@
 """Trained policies as cluegym agents: ``ppo:path=runs/eve/policy.zip`` plays in any match.
 
 A saved policy is two files side by side: the Stable-Baselines3 model (``policy.zip``) and its
-metadata (``policy.json``: game, seat, algorithm, the :class:`~cluegym.wrappers.selfplay.SeatTask`
+metadata (``policy.json``: game, seat, algorithm, the :class:`~cluegym.wrappers.seat_task.SeatTask`
 options and game options it was trained with). :class:`PolicyAgent` rebuilds the seat task
 (featurizer, candidates, delegate) from the metadata, so the policy sees exactly the features
 it was trained on, and always picks a legal choice: masked argmax over the policy's logits
@@ -23,7 +23,7 @@ import numpy as np
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.agents.base import Agent
-from cluegym.wrappers.selfplay import make_task
+from cluegym.wrappers.seat_task import make_task
 
 __all__ = ["ALGORITHMS", "PolicyAgent", "TaskRandomAgent", "algorithm_class", "save_policy", "load_policy", "policy_scores"]
 

@@ -26,225 +26,26 @@ Example:
     >>> from sb3_contrib import MaskablePPO
     >>> env = SelfPlayEnv("decrypto", "eve", opponents={"alice": "glove:k=16", "bob": "glove"})
     >>> model = MaskablePPO("MlpPolicy", env, seed=0).learn(20_000)
+
+Several copies for SB3: :func:`cluegym.wrappers.vec_env.make_vec_env`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import gymnasium
 import numpy as np
 
 import cluegym
 from cluegym.agents import make_agent
-from cluegym.envs.core.registry import env_module, game_spec, load_reference
-from cluegym.wrappers.candidates import CandidateGenerator
-from cluegym.wrappers.featurizers import Featurizer
-from cluegym.wrappers.numeric import NumericFeatures
+from cluegym.wrappers.policy_pool import PolicyPool
+from cluegym.wrappers.seat_task import SeatTask, generic_task, make_task
 from cluegym.wrappers.shaping import PotentialShaping
 
-__all__ = ["SeatTask", "make_task", "generic_task", "PolicyPool", "SelfPlayEnv", "make_vec_env"]
-
-
-def _always(observation: dict[str, Any], info: dict[str, Any]) -> bool:
-    return True
-
-
-@dataclass
-class SeatTask:
-    """How a learner plays one seat of one game: features in, a discrete choice out.
-
-    Attributes:
-        game: registered game name.
-        seat: the seat the learner plays.
-        featurizer: observation (+ candidates) -> ``Box`` vector.
-        n_actions: size of the learner's ``Discrete`` action space.
-        candidates: for Text actions, the per-step candidate generator (index -> env action).
-        to_env_action: maps ``(index, observation, info, candidates)`` to the env action;
-            None: the candidate at ``index`` when there are candidates, else ``index``.
-        learner_acts: ``(observation, info) -> bool``: whether this decision is the learner's
-            (the rest go to ``delegate``).
-        delegate: agent spec playing the seat's other decisions.
-        combine: ``(learner_action, delegate_action) -> env action`` when the learner fills
-            only part of an action whose other parts the delegate gives (e.g. the Taboo
-            defender's guess, with the delegate's utterance); see :meth:`env_action`.
-        metric: ``(name, function(metrics, results))``: the number training reports and
-            evaluation curves plot (e.g. Eve's interception rate), from the game's metrics
-            dict and the games' results (``record["result"]``, for per-seat numbers).
-        role: seats with the same role can take the learner's snapshots in self-play.
-        options: the keyword options that rebuild this task with :func:`make_task`.
-    """
-
-    game: str
-    seat: str
-    featurizer: Featurizer
-    n_actions: int
-    candidates: CandidateGenerator | None = None
-    to_env_action: Callable[[int, dict[str, Any], dict[str, Any], Sequence[Any] | None], Any] | None = None
-    learner_acts: Callable[[dict[str, Any], dict[str, Any]], bool] = _always
-    delegate: str | None = None
-    combine: Callable[[Any, Any], Any] | None = None
-    metric: tuple[str, Callable[[dict[str, Any], list[dict[str, Any]]], float]] | None = None
-    role: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-
-    def legal(self, observation: dict[str, Any], info: dict[str, Any], candidates: Sequence[Any] | None) -> np.ndarray:
-        """Boolean mask of the legal choices for this decision."""
-        if candidates is not None:
-            mask = np.zeros(self.n_actions, dtype=bool)
-            mask[: min(len(candidates), self.n_actions)] = True
-            return mask
-        raw = observation.get("action_mask") if isinstance(observation, dict) else None
-        if raw is None:
-            raw = info.get("action_mask")
-        if isinstance(raw, dict):  # Dict action spaces: the mask of the learner's entry
-            raw = next((v for v in raw.values() if v is not None), None)
-        if raw is None:
-            return np.ones(self.n_actions, dtype=bool)
-        return np.asarray(raw, dtype=bool).reshape(-1)[: self.n_actions]
-
-    def env_action(self, index: int, observation: dict[str, Any], info: dict[str, Any],
-                   candidates: Sequence[Any] | None, delegate: Any = None) -> Any:
-        """The env action for the learner's choice ``index``; with ``combine``, joined with
-        what ``delegate`` (the agent playing :attr:`delegate`) answers to the same view."""
-        if self.to_env_action is not None:
-            action = self.to_env_action(index, observation, info, candidates)
-        elif candidates is not None:
-            action = candidates[index] if 0 <= index < len(candidates) else None
-        else:
-            action = int(index)
-        if self.combine is None:
-            return action
-        if delegate is None:
-            raise ValueError(f"the {self.game}/{self.seat} task combines its choice with the delegate's "
-                             "action: pass delegate=")
-        return self.combine(action, delegate.act(observation, info))
-
-    def features(self, observation: dict[str, Any], info: dict[str, Any],
-                 candidates: Sequence[Any] | None) -> np.ndarray:
-        return self.featurizer(observation, info, candidates)
-
-    def score(self, metrics: dict[str, Any], results: Sequence[dict[str, Any]] = ()) -> float | None:
-        """The task's metric from the game metrics and results (None when the task has none)."""
-        return None if self.metric is None else float(self.metric[1](metrics, list(results)))
-
-    @property
-    def metric_name(self) -> str | None:
-        return None if self.metric is None else self.metric[0]
-
-
-def make_task(game: str, seat: str, env: Any = None, **options: Any) -> SeatTask:
-    """Build the :class:`SeatTask` of ``game``/``seat``: the builder the game names in its
-    ``GameSpec.learner_task``, or :func:`generic_task` when it names none.
-
-    Args:
-        game: registered game name (or versioned id).
-        seat: the learner's seat.
-        env: the raw game env the task will play (for its sizes); None: default options.
-        **options: the task's own options (e.g. ``embedding="glove"``).
-
-    Raises:
-        ValueError: an unknown game, a task missing from this installation, or (generic
-            task) a seat whose action is not ``Discrete``.
-    """
-    reference = game_spec(game).learner_task
-    if reference is None:
-        task = generic_task(game, seat, env, **options)
-    else:
-        try:
-            builder = load_reference(reference)
-        except ModuleNotFoundError as exc:
-            raise ValueError(f"no learner task for game {game!r} in this installation") from exc
-        task = builder(seat, env, **options)
-    task.options = dict(options)
-    return task
-
-
-def generic_task(game: str, seat: str, env: Any = None, *, metric: str | None = None) -> SeatTask:
-    """The learner task of a game that declares none: the seat's own ``Discrete`` choice
-    from its numeric observation fields (:class:`~cluegym.wrappers.numeric.NumericFeatures`),
-    masked by ``obs["action_mask"]`` when the game gives one. No role (no snapshot sharing).
-
-    Args:
-        game: registered game name.
-        seat: the learner's seat.
-        env: the raw game env (for its spaces); None: default options.
-        metric: the entry of the game's ``metrics()`` that training reports and evaluates
-            (``cluegym train GAME --task metric=success_rate``); None: no metric.
-
-    Raises:
-        ValueError: the seat's action is not ``Discrete`` (such a game needs its own task)
-            or its observation has no numeric field.
-    """
-    raw = env if env is not None else env_module(game).raw_env()
-    space = raw.action_space(seat)
-    if not isinstance(space, gymnasium.spaces.Discrete):
-        raise ValueError(f"no learner task for {game!r} seat {seat!r}: its GameSpec names no learner_task and the "
-                         f"seat acts with {type(space).__name__}, not Discrete (the generic task needs Discrete)")
-    start = int(space.start)
-    return SeatTask(
-        game=game, seat=seat, featurizer=NumericFeatures(raw.observation_space(seat)), n_actions=int(space.n),
-        to_env_action=(lambda index, *_: start + int(index)) if start else None,
-        metric=None if metric is None else (metric, lambda metrics, results: _game_metric(game, metrics, metric)),
-    )
-
-
-def _game_metric(game: str, metrics: Mapping[str, Any], name: str) -> float:
-    if name not in metrics:
-        raise ValueError(f"{game} reports no metric {name!r}; its metrics: {', '.join(sorted(metrics))}")
-    return float(metrics[name])
-
-
-class PolicyPool:
-    """The agents one opponent seat draws from at each reset.
-
-    Entries are agent specs (``"glove:k=16"``, ``"random"``, ``"ppo:path=snap.zip"``).
-    Snapshots of the learner join through :meth:`add_snapshot`; only the newest
-    ``max_snapshots`` are kept. Each reset draws uniformly over the fixed entries and the
-    snapshots, except that with probability ``latest_prob`` the newest snapshot is drawn.
-
-    Args:
-        entries: the fixed agent specs (at least one).
-        max_snapshots: snapshots kept (oldest dropped first).
-        latest_prob: chance of facing the newest snapshot when there is one.
-
-    Example:
-        >>> pool = PolicyPool(["glove", "random"])
-        >>> pool.add_snapshot("runs/eve/snapshots/step_10000.zip")
-        >>> pool.sample(np.random.default_rng(0))
-    """
-
-    def __init__(self, entries: Sequence[str], max_snapshots: int = 5, latest_prob: float = 0.5) -> None:
-        entries = [entries] if isinstance(entries, str) else list(entries)
-        if not entries:
-            raise ValueError("a policy pool needs at least one agent spec")
-        if not 0.0 <= latest_prob <= 1.0:
-            raise ValueError(f"latest_prob must be in [0, 1], got {latest_prob}")
-        if max_snapshots < 1:
-            raise ValueError(f"max_snapshots must be >= 1, got {max_snapshots}")
-        self.entries = [str(e) for e in entries]
-        self.snapshots: list[str] = []
-        self.max_snapshots = int(max_snapshots)
-        self.latest_prob = float(latest_prob)
-
-    def add_snapshot(self, path: str) -> None:
-        """Add a frozen snapshot of the learner (a saved policy file)."""
-        spec = f"ppo:path={path}"
-        if spec in self.snapshots:  # a pool shared by several seats gets each snapshot once
-            return
-        self.snapshots.append(spec)
-        del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
-
-    def sample(self, rng: np.random.Generator) -> str:
-        """Draw the spec for one game."""
-        if self.snapshots and rng.random() < self.latest_prob:
-            return self.snapshots[-1]
-        options = self.entries + self.snapshots
-        return options[int(rng.integers(len(options)))]
-
-    def __repr__(self) -> str:
-        return f"PolicyPool({self.entries}, snapshots={len(self.snapshots)})"
+# SeatTask, make_task, generic_task (wrappers.seat_task) and PolicyPool (wrappers.policy_pool)
+# are re-exported: the game wrappers and older code import them from here.
+__all__ = ["SelfPlayEnv", "SeatTask", "make_task", "generic_task", "PolicyPool"]
 
 
 class SelfPlayEnv(gymnasium.Env):
@@ -341,7 +142,6 @@ class SelfPlayEnv(gymnasium.Env):
     def _agent(self, spec: str, seat: str) -> Any:
         key = (spec, seat)
         if key not in self._agents:
-
             self._agents[key] = make_agent(spec, game=self.game, seat=seat,
                                            action_space=self.aec.action_space(seat))
         return self._agents[key]
@@ -492,8 +292,10 @@ class SelfPlayEnv(gymnasium.Env):
         return self._observation(), float(shaped), terminated, False, info
 
     def render(self) -> str | None:
+        """The game table as text with ``render_mode="ansi"``; None otherwise."""
         if self.render_mode == "ansi":
-            return self.raw._render_text()
+            # The game env built without render_mode="human" returns its table as text.
+            return self.raw.render()
         return None
 
     def close(self) -> None:
@@ -510,35 +312,3 @@ def _make_game_env(module: Any, env_kwargs: Mapping[str, Any]) -> Any:
             if "record_observations" not in str(exc):
                 raise
     return module.env(**kwargs)
-
-
-def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs: Any) -> Any:
-    """``n_envs`` :class:`SelfPlayEnv` copies in an SB3 ``DummyVecEnv`` or ``SubprocVecEnv``.
-
-    Args:
-        n_envs: number of envs.
-        vec: ``"dummy"`` (one process) or ``"subproc"`` (one process per env).
-        seed: env ``i`` is seeded ``seed + i``.
-        **kwargs: :class:`SelfPlayEnv` arguments (``game``, ``seat``, ``opponents``, ...).
-    """
-    from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    if vec not in ("dummy", "subproc"):
-        raise ValueError(f"vec must be 'dummy' or 'subproc', got {vec!r}")
-
-    def factory(index: int) -> Callable[[], gymnasium.Env]:
-        def build() -> gymnasium.Env:
-            if vec == "subproc":
-                import torch
-
-                torch.set_num_threads(1)  # one process per env already: threads only contend
-            env = Monitor(SelfPlayEnv(**kwargs), info_keywords=("game_return",))
-            env.reset(seed=seed + index)
-            return env
-        return build
-
-    builders = [factory(i) for i in range(n_envs)]
-    vec_env = SubprocVecEnv(builders, start_method="fork") if vec == "subproc" else DummyVecEnv(builders)
-    vec_env.seed(seed)
-    return vec_env

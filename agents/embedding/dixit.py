@@ -168,7 +168,8 @@ def clue_vocabulary(embedding: str, vectors: WordEncoder, path: str | None = Non
         embedding: the embedding's name (cache key).
         vectors: its :class:`~cluegym.agents.encoders.words.WordEncoder`.
         path: a word-list file; None -> the embedding's ``size`` most frequent words that are
-            WordNet nouns (3-14 letters, no stopwords; any word when WordNet is not installed).
+            WordNet nouns (3-14 letters, no stopwords; WordNet is required, see
+            :func:`~cluegym.envs.core.matching.require_wordnet`).
         size: how many of the embedding's words to consider.
     """
     key = (embedding, path, size)
@@ -180,7 +181,7 @@ def clue_vocabulary(embedding: str, vectors: WordEncoder, path: str | None = Non
             words = [
                 w for w in vectors.kv.index_to_key[:size]
                 if isinstance(w, str) and w.isascii() and w.isalpha() and 3 <= len(w) <= 14
-                and w not in _STOPWORDS and (not lemmas or w in lemmas)
+                and w not in _STOPWORDS and w in lemmas
             ]
         words = [w for w in dict.fromkeys(words) if w in vectors]
         if not words:

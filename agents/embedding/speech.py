@@ -5,8 +5,8 @@ Their utterance vectors come from :class:`~cluegym.agents.encoders.sentences.Spe
 they say and how they avoid repeating themselves:
 
 - :class:`Vocabulary`: the words a baseline may say or guess: the embedding's vocabulary,
-  in its frequency order, restricted to lowercase alphabetic WordNet lemmas (when WordNet is
-  installed) that are not stopwords, with their unit vectors, Snowball stems and
+  in its frequency order, restricted to lowercase alphabetic WordNet lemmas that are not
+  stopwords, with their unit vectors, Snowball stems and
   nearest-neighbour search.
 - :class:`SaidFilter`, :func:`says`, :func:`word_forms`: fast tests of "this word (or a
   derivative) was already said", agreeing with the env's word judge.
@@ -95,9 +95,9 @@ _VOCABULARIES: dict[tuple, Vocabulary] = {}
 
 def _usable(source: Iterable[str], vectors: WordEncoder, size: int, filter_lemmas: bool,
             nouns: bool = False) -> list[str]:
-    known_lemmas: frozenset[str] = frozenset()
+    known_lemmas: frozenset[str] | None = None
     if filter_lemmas:
-        # Without WordNet the sets are empty and every alphabetic word counts.
+        # WordNet is required (wordnet_lemmas raises WordNetMissingError without it).
         known_lemmas = wordnet_lemmas("noun")
         if not nouns:
             known_lemmas = known_lemmas.union(wordnet_lemmas("verb"), wordnet_lemmas("adj"))
@@ -106,7 +106,7 @@ def _usable(source: Iterable[str], vectors: WordEncoder, size: int, filter_lemma
     for word in source:
         word = str(word)
         if (len(word) < 3 or not word.isalpha() or not word.islower() or word in STOPWORDS or word in seen
-                or (known_lemmas and word not in known_lemmas)):
+                or (known_lemmas is not None and word not in known_lemmas)):
             continue
         if not vectors.vector(word).any():
             continue

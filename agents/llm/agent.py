@@ -40,8 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
-import json
 import logging
 import time
 from types import ModuleType
@@ -51,30 +49,27 @@ import gymnasium
 
 from cluegym.agents.base import Agent, Forfeit
 from cluegym.agents.llm.adapters.generic import GenericAdapter
-from cluegym.agents.llm.backends import Backend, BackendError, Completion, Message, Sampling, get_backend, strip_images
+from cluegym.agents.llm.backends import Backend, BackendError, Completion, Message, Sampling, get_backend
+from cluegym.agents.llm.call_log import MAX_LOGGED_REPLY_CHARS, CallAccounting
 from cluegym.agents.llm.checks import check_llm_options, json_safe, text_bounds_error
+from cluegym.agents.llm.deadline import DeadlineExpired, run_within_deadline
 from cluegym.agents.llm.parsing import ParseError
 from cluegym.envs.core.registry import game_spec, load_reference
+
+# DeadlineExpired (agents.llm.deadline) and text_bounds_error (agents.llm.checks) are re-exported:
+# the adapters, CoMet and tests import them from here.
+__all__ = ["LLMAgent", "DeadlineExpired", "PARSE_ERROR_MESSAGE", "ENV_ERROR_MESSAGE", "game_adapter",
+           "specialist_class", "text_bounds_error"]
 
 PARSE_ERROR_MESSAGE = "GAME MASTER: I could not read your answer: {reason}. Please answer again."
 ENV_ERROR_MESSAGE = (
     "GAME MASTER: Your answer was not accepted: {reason}. Please try again and follow the rules of the game."
 )
-#: Longest reply kept in a call log entry (a runaway reply is cut; ``reply_chars`` says how long it was).
-MAX_LOGGED_REPLY_CHARS = 100_000
 #: Longest unreadable reply echoed back to the model in a re-ask (its end).
 MAX_ECHOED_REPLY_CHARS = 8_000
-#: Counters every LLM agent reports, in this order (others follow).
-STAT_KEYS = ("decisions", "llm_calls", "failed_calls", "http_retries", "parse_failures", "reasks", "forfeits",
-             "env_rejections", "last_latency_s", "prompt_tokens", "completion_tokens", "cached_calls",
-             "cache_evictions", "llm_latency_s")
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-class DeadlineExpired(Exception):
-    """The decision deadline passed; the work in flight was cancelled."""
 
 
 def game_adapter(game: str) -> ModuleType | None:
@@ -98,7 +93,7 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-class LLMAgent(Agent):
+class LLMAgent(CallAccounting, Agent):
     """The generalist LLM agent (registered as ``llm``): prompt = the observation's prompt.
 
     Args:
@@ -244,20 +239,7 @@ class LLMAgent(Agent):
         Raises:
             DeadlineExpired: the time ran out; ``work`` was cancelled.
         """
-        task = asyncio.ensure_future(work)
-        if seconds <= 0:
-            task.cancel()
-        try:
-            done, _ = await asyncio.wait({task}, timeout=max(seconds, 0.0))
-        except asyncio.CancelledError:
-            task.cancel()  # the run stops: stop the requests in flight too
-            raise
-        if not done:
-            task.cancel()
-            await asyncio.wait({task})
-        if task.cancelled():
-            raise DeadlineExpired(f"{seconds:g}s")
-        return task.result()
+        return await run_within_deadline(work, seconds)
 
     # ------------------------------------------------------------------------ asking
     def sampling(self, **overrides: Any) -> Sampling:
@@ -393,17 +375,6 @@ class LLMAgent(Agent):
             entry["reply_chars"] = len(reply)
         return completion
 
-    def _failed_call(self, entry: dict[str, Any], error: str, start: float) -> None:
-        latency = time.perf_counter() - start
-        self._count("llm_calls")
-        self._count("failed_calls")
-        self.counters["last_latency_s"] = latency
-        entry.update(error=error, latency_s=round(latency, 4))
-        self.calls.append(entry)
-
-    def _on_retry(self, reason: str) -> None:
-        self._count("http_retries")
-
     def _forfeit(self, reason: str) -> Forfeit:
         """Count this decision as forfeited (once) and return the exception to raise."""
         reason = self.backend.redact(reason)
@@ -411,35 +382,6 @@ class LLMAgent(Agent):
             self._count("forfeits")
             self._forfeited = reason
         return Forfeit(reason)
-
-    # ---------------------------------------------------------------------- reporting
-    def _loggable(self, messages: list[Message]) -> list[Message]:
-        shown = strip_images(messages)
-        if self.log_messages:
-            return shown
-        digest = hashlib.sha1(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
-        return [{"role": "digest", "content": f"sha1:{digest} ({len(shown)} messages)"}, shown[-1]]
-
-    def _count(self, key: str, amount: float = 1.0) -> None:
-        self.counters[key] = self.counters.get(key, 0.0) + float(amount)
-
-    def stats(self) -> dict[str, float]:
-        """Live counters of this agent since it was built (updated after every call):
-
-        ``decisions``; ``llm_calls`` (calls finished, failed ones included); ``failed_calls``
-        (calls that got no completion: HTTP errors, retries exhausted, cancelled);
-        ``http_retries``; ``parse_failures``; ``reasks``; ``forfeits`` (decisions left to the
-        env fallback); ``env_rejections``; ``last_latency_s``; ``prompt_tokens``,
-        ``completion_tokens``; ``cached_calls``; ``cache_evictions`` (unreadable cached
-        replies dropped); ``llm_latency_s`` (summed). The match harness sums them over games.
-        """
-        return {k: self.counters.get(k, 0.0) for k in STAT_KEYS} | {k: v for k, v in self.counters.items() if k not in STAT_KEYS}
-
-    def drain_log(self) -> list[dict[str, Any]]:
-        """The calls logged since the last drain, removed from the agent (the match harness
-        stores them in ``record["agent_logs"][seat]``)."""
-        calls, self.calls = self.calls, []
-        return calls
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(game={self.game!r}, seat={self.seat!r}, backend={self.backend!r})"

@@ -11,27 +11,29 @@ game record that replays (see :mod:`cluegym.envs.core.record`).
 step before ``reset`` or a non-None action for a finished seat): whatever the game's checks
 cannot read is rejected as a malformed action.
 
-A game subclasses it and fills in a few hooks (Pgx style)::
+The game's rules are a :class:`~cluegym.envs.core.rules.GameRules` (``self.rules``) over a
+State (``self.state``); the adapter calls its verbs (``new_game``, ``to_move``, ``legal_mask``,
+``apply``, ``step_rewards``, ``rewards``, ``result``) here, once for every game. A game's env
+sets ``self.rules`` and its spaces and fills in what is about words and spaces (Pgx style)::
 
     class MyGameEnv(ClueGameEnv):
         game_id = "mygame_v0"
-        def _new_game(self, rng, options): ...        # build the rules state
-        def _to_move(self): ...                      # seat to act, None when over
+        def __init__(self, **options):
+            super().__init__(config=options)
+            self.rules = MyRules(...)                # seats -> possible_agents
+            self.observation_spaces, self.action_spaces = ..., ...
         def _observe(self, agent): ...               # observation dict with "prompt"
         def _check_action(self, agent, action): ...  # -> (normalized action, error or None)
                                                      #    (Text entries arrive already cleaned)
         def _fallback_action(self, agent): ...       # -> (action, description)
-        def _apply_action(self, agent, action): ...  # -> events (JSON) of this move
-        def _final_rewards(self): ...                # -> reward per seat at game end
-        def _result(self): ...                       # -> JSON outcome for metrics
 
-Optional hooks: ``_bare_text_key`` (the Dict entry a bare string stands for),
-``_step_rewards``, ``_info``, ``_action_mask``, ``_render_text``. The game's checks must be
-the only parse of an action: ``_apply_action`` gets the normalized action and must not fail
-on it, and the normalized action must be plain JSON (it is what a record replays when the
-submitted one is not). A game whose fallback keeps the valid parts of the last rejected
-action sets ``self._rejected_parts`` (plain JSON) in ``_check_action`` and reads it in
-``_fallback_action``; the adapter clears it before each check and records it for replay.
+Optional hooks: ``_bare_text_key`` (the Dict entry a bare string stands for), ``_info``,
+``_render_text``. The game's checks must be the only parse of an action: ``rules.apply`` gets
+the normalized action and must not fail on it, and the normalized action must be plain JSON
+(it is what a record replays when the submitted one is not). A game whose fallback keeps the
+valid parts of the last rejected action sets ``self._rejected_parts`` (plain JSON) in
+``_check_action`` and reads it in ``_fallback_action``; the adapter clears it before each
+check and records it for replay.
 
 Example:
     >>> env = cluegym.make("decrypto")
@@ -49,14 +51,17 @@ from typing import Any
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from cluegym.envs.core.options import check_init_options
+from cluegym.envs.core.options import call_after_init, check_init_options
+from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.record import (
     RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
 )
-from cluegym.envs.core.spaces import clean_action_text
-from cluegym.envs.core.text import clean_text
+from cluegym.envs.core.spaces import action_mask_space, action_mask_value, clean_action_text
+from cluegym.envs.core.text import exception_text, reason_text
+from cluegym.envs.core.wrapping import OrderEnforcingWrapper, wrap  # noqa: F401 - games import wrap from here
+
+
 
 #: Longest forfeit reason kept in a record (longer ones are clipped).
 FORFEIT_REASON_MAX_CHARS = 2000
@@ -86,6 +91,7 @@ class ClueGameEnv(AECEnv):
         # the body runs, on every construction path (raw_env, env, cluegym.make, the class).
         super().__init_subclass__(**kwargs)
         check_init_options(cls)
+        call_after_init(cls, "_add_action_mask_spaces")
 
     def __init__(
         self,
@@ -112,7 +118,11 @@ class ClueGameEnv(AECEnv):
         }
         self.observation_spaces: dict[str, gymnasium.Space] = {}
         self.action_spaces: dict[str, gymnasium.Space] = {}
+        #: The current game's State (``None`` before the first ``reset``).
+        self.state: Any = None
         self.rng = np.random.default_rng()
+        #: Seats whose observation carries ``action_mask`` (set after the game's __init__).
+        self._mask_seats: set[str] = set()
         self._seed: int | None = None
         #: Draws the seed of each game started by ``reset()`` without a seed (see :meth:`reset`).
         self._seed_generator: np.random.Generator | None = None
@@ -124,21 +134,19 @@ class ClueGameEnv(AECEnv):
         self._rejected_parts: Any = None
 
     # ------------------------------------------------------------------ hooks
-    def _new_game(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
-        """Create the rules state for a new game, drawing all randomness from ``rng``."""
-        raise NotImplementedError
+    @property
+    def rules(self) -> GameRules:
+        """The game's rules (see :mod:`cluegym.envs.core.rules`); set by the game's ``__init__``."""
+        return self._rules
 
-    def _to_move(self) -> str | None:
-        """The seat that acts next, or None when the game is over."""
-        raise NotImplementedError
+    @rules.setter
+    def rules(self, rules: GameRules) -> None:
+        self._rules = rules
+        self.possible_agents = list(rules.seats)
 
     def _observe(self, agent: str) -> dict[str, Any]:
         """The observation of ``agent`` (a dict matching its observation space)."""
         raise NotImplementedError
-
-    def _action_mask(self, agent: str) -> Any:
-        """The mask to publish in ``infos[agent]["action_mask"]``, or None for no info mask."""
-        return None
 
     def _info(self, agent: str) -> dict[str, Any]:
         """Extra info for ``agent`` (e.g. the last turn's outcome as that seat may see it)."""
@@ -156,22 +164,6 @@ class ClueGameEnv(AECEnv):
         """The ``Dict`` action entry a bare string stands for now (e.g. ``"utterance"``), so
         it is cleaned like that entry; None when the game does not take a bare string."""
         return None
-
-    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
-        """Apply a valid action to the rules state; return this move's events (JSON)."""
-        raise NotImplementedError
-
-    def _step_rewards(self, events: list[dict[str, Any]]) -> dict[str, float]:
-        """Rewards earned by this move (default: none until the end)."""
-        return {}
-
-    def _final_rewards(self) -> dict[str, float]:
-        """Reward per seat when the game ends."""
-        raise NotImplementedError
-
-    def _result(self) -> dict[str, Any]:
-        """JSON outcome of a finished game, consumed by the game's ``metrics()``."""
-        raise NotImplementedError
 
     def _render_text(self) -> str:
         """A human-readable view of the table."""
@@ -193,7 +185,34 @@ class ClueGameEnv(AECEnv):
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, Any]:
-        return self._observe(agent)
+        """The seat's observation; a seat whose action has a discrete part also gets
+        ``obs["action_mask"]`` (see :meth:`action_mask`)."""
+        obs = self._observe(agent)
+        if agent in self._mask_seats:
+            obs["action_mask"] = self.action_mask(agent)
+        return obs
+
+    def action_mask(self, agent: str) -> Any:
+        """``obs["action_mask"]`` of ``agent`` (PettingZoo's convention), from the rules'
+        ``legal_mask``: an int8 array for a ``Discrete`` action, a dict (tuple) of masks for a
+        ``Dict`` (``Tuple``) action, Text entries as Gymnasium's ``(length, charset mask)``;
+        all zero when the seat is not in the current simultaneous block. Exactly what
+        ``action_space(agent).sample(mask=...)`` takes (see
+        :func:`~cluegym.envs.core.spaces.action_mask_value`)."""
+        acting = self.state is not None and agent in self.rules.simultaneous(self.state)
+        return action_mask_value(self.action_spaces[agent], self.rules.legal_mask(self.state, agent), acting)
+
+    def _add_action_mask_spaces(self) -> None:
+        """Add ``action_mask`` to the observation space of every seat with a discrete action
+        part (called once, after the game's ``__init__`` has built its spaces)."""
+        self._mask_seats = set()
+        for seat, space in self.action_spaces.items():
+            mask = action_mask_space(space)
+            observation = self.observation_spaces.get(seat)
+            if mask is None or not isinstance(observation, gymnasium.spaces.Dict):
+                continue
+            self.observation_spaces[seat] = gymnasium.spaces.Dict({**observation.spaces, "action_mask": mask})
+            self._mask_seats.add(seat)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game. The same ``seed`` (and actions) gives the same game.
@@ -226,9 +245,9 @@ class ClueGameEnv(AECEnv):
         self._steps = []
         self._rejected_parts = None
         self._skip_agent_selection = None
-        self._new_game(self.rng, options)
+        self.state = self.rules.new_game(self.rng, options)
         self._refresh_infos()
-        self.agent_selection = self._to_move()
+        self.agent_selection = self.rules.to_move(self.state)
         if self.render_mode == "human":
             self.render()
 
@@ -289,7 +308,7 @@ class ClueGameEnv(AECEnv):
             raise RuntimeError("forfeit() needs a game in progress: call reset() first")
         if agent not in terminations or terminations[agent] or truncations.get(agent):
             raise RuntimeError(f"forfeit(): {agent!r} has no decision to give up (its game is over)")
-        reason = _reason_text(reason)
+        reason = reason_text(reason, FORFEIT_REASON_MAX_CHARS)
         obs_digest = self._begin_decision(agent)
         normalized, fallback_note = self._fallback_action(agent)
         self._counters["forfeits"] += 1
@@ -304,7 +323,9 @@ class ClueGameEnv(AECEnv):
         """Clear last step's rewards; the digest of the observation ``agent`` decides on."""
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        return digest(self._observe(agent)) if self.record_observations else None
+        # observe(), not _observe(): the digest is of what the seat sees (action_mask
+        # included), as replay() checks it.
+        return digest(self.observe(agent)) if self.record_observations else None
 
     def _validate(self, agent: str, action: Any) -> tuple[Any, str | None]:
         """Clean the action's text, then run the game's checks; never raises."""
@@ -321,21 +342,21 @@ class ClueGameEnv(AECEnv):
                 return None, error
             return self._check_action(agent, cleaned)
         except Exception as exc:  # noqa: BLE001 - a malformed action must never crash the env
-            return None, f"malformed action ({_exception_text(exc)})"
+            return None, f"malformed action ({exception_text(exc)})"
 
     def _finish_move(self, agent: str, action: Any, entry: dict[str, Any], info: dict[str, Any]) -> None:
         """Apply an accepted (or fallback) action, record the step, pass the turn."""
         self._retries[agent] = 0
-        events = self._apply_action(agent, action)
+        events = self.rules.apply(self.state, agent, action, self.rng)
         entry["events"] = to_jsonable(events)
         self._steps.append(entry)
-        for seat, reward in self._step_rewards(events).items():
+        for seat, reward in self.rules.step_rewards(self.state, events).items():
             self.rewards[seat] += float(reward)
-        next_agent = self._to_move()
+        next_agent = self.rules.to_move(self.state)
         self._refresh_infos()
         self.infos[agent].update(info)
         if next_agent is None:
-            for seat, reward in self._final_rewards().items():
+            for seat, reward in self.rules.rewards(self.state).items():
                 self.rewards[seat] += float(reward)
             for seat in self.agents:
                 self.terminations[seat] = True
@@ -350,7 +371,7 @@ class ClueGameEnv(AECEnv):
         self.infos = {}
         for seat in self.agents:
             info = dict(self._info(seat))
-            mask = self._action_mask(seat)
+            mask = self.rules.legal_mask(self.state, seat)
             if mask is not None:
                 info["action_mask"] = mask
             self.infos[seat] = info
@@ -369,7 +390,7 @@ class ClueGameEnv(AECEnv):
     @property
     def game_over(self) -> bool:
         """Whether the current game has ended."""
-        return self._to_move() is None
+        return self.state is not None and self.rules.to_move(self.state) is None
 
     def game_record(self) -> dict[str, Any]:
         """The JSON-serialisable record of the current game (see :mod:`.record`)."""
@@ -382,49 +403,5 @@ class ClueGameEnv(AECEnv):
             "counters": dict(self._counters),
         }
         if self.game_over:
-            record["result"] = to_jsonable({**self._result(), **self._counters})
+            record["result"] = to_jsonable({**self.rules.result(self.state), **self._counters})
         return record
-
-
-def _exception_text(exc: BaseException) -> str:
-    """``"TypeError: ..."`` on one line, clipped; never raises."""
-    try:
-        text = f"{type(exc).__name__}: {exc}"
-    except Exception:  # noqa: BLE001 - an exception whose str() raises still has a type
-        text = type(exc).__name__
-    return clean_text(text[:500])[:200]
-
-
-def _reason_text(reason: Any) -> str:
-    """A forfeit reason as text, clipped; never raises."""
-    try:
-        text = reason if isinstance(reason, str) else str(reason)
-        text = str.__str__(text)
-    except Exception:  # noqa: BLE001 - a reason whose str() raises is named by its type
-        text = f"unprintable {type(reason).__name__}"
-    return text[:FORFEIT_REASON_MAX_CHARS]
-
-
-class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order enforcement, with :meth:`forfeit` passed through as a step.
-
-    ``env.forfeit(reason)`` on the wrapped env counts as the seat's move inside
-    ``env.agent_iter()`` (``env.unwrapped.forfeit`` works too, in a loop over
-    ``env.agent_selection``: PettingZoo's iterator insists on a wrapper call between seats).
-    """
-
-    def forfeit(self, reason: str) -> None:
-        """See :meth:`ClueGameEnv.forfeit`."""
-        if not self._has_reset:
-            raise RuntimeError("forfeit() needs a game in progress: call reset() first")
-        self.env.forfeit(reason)
-        self._has_updated = True
-
-
-def wrap(env: AECEnv) -> AECEnv:
-    """PettingZoo's standard checks: out-of-bounds and order enforcement.
-
-    cluegym validates actions itself (invalid ones are rejected with a reason, not a crash),
-    so no ``TerminateIllegalWrapper`` is applied.
-    """
-    return OrderEnforcingWrapper(env)

@@ -274,6 +274,30 @@ def check_init_options(cls: _Type) -> _Type:
     return cls
 
 
+def call_after_init(cls: _Type, method: str) -> _Type:
+    """Make the outermost ``__init__`` of ``cls`` (and subclasses that also apply this) end
+    by calling ``self.<method>()`` once: subclass inits call their parents' first, so only
+    the outermost one may call it, when every attribute it needs is set."""
+    init = cls.__dict__.get("__init__")
+    if init is None or method in getattr(init, "_calls_after_init", ()):
+        return cls
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        depth = self.__dict__.get("_init_depth", 0)
+        self.__dict__["_init_depth"] = depth + 1
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            self.__dict__["_init_depth"] = depth
+        if depth == 0:
+            getattr(self, method)()
+
+    __init__._calls_after_init = (*getattr(init, "_calls_after_init", ()), method)  # type: ignore[attr-defined]
+    cls.__init__ = __init__  # type: ignore[misc]
+    return cls
+
+
 # ------------------------------------------------------------------------------------------
 # Matching values to type hints
 # ------------------------------------------------------------------------------------------

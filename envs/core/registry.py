@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import sys
 import threading
 from dataclasses import dataclass
 from types import ModuleType
@@ -206,6 +207,8 @@ def unregister_game(name_or_id: str) -> list[GameSpec]:
         ids = [name_or_id] if name_or_id in _specs else [i for i, s in _specs.items() if s.name == name_or_id]
         if not ids:
             raise _unknown(name_or_id)
+        for game_id in ids:  # its versioned-id module goes too (see cluegym.envs)
+            sys.modules.pop(f"cluegym.envs.{game_id}", None)
         return [_specs.pop(i) for i in ids]
 
 
@@ -260,12 +263,13 @@ def load_reference(reference: str) -> Any:
 
 
 def env_module(name_or_id: str) -> ModuleType:
-    """The env module of a registered game (by name or versioned id).
+    """The module ``cluegym.envs.<game>_v<N>`` of a registered game (by name or versioned id):
+    its env module's names, plus ``parallel_env`` (see :mod:`cluegym.envs`).
 
     Raises:
         ValueError: an unknown game.
     """
-    return importlib.import_module(game_spec(name_or_id).env)
+    return importlib.import_module(f"cluegym.envs.{game_spec(name_or_id).id}")
 
 
 def env_class(name_or_id: str) -> type:

@@ -106,3 +106,77 @@ def _clean(space: gymnasium.Space, value: Any, label: str) -> tuple[Any, str | N
                 return value, error
         return (tuple(items) if isinstance(value, tuple) else items), None
     return value, None
+
+
+# ------------------------------------------------------------------------------------------
+# Action masks in observations (PettingZoo's ``obs["action_mask"]`` convention)
+# ------------------------------------------------------------------------------------------
+
+def has_discrete_part(space: gymnasium.Space) -> bool:
+    """Whether an action space has a ``Discrete`` entry anywhere (so it gets an action mask)."""
+    if isinstance(space, gymnasium.spaces.Discrete):
+        return True
+    if isinstance(space, (gymnasium.spaces.Dict, gymnasium.spaces.Tuple)):
+        children = space.spaces.values() if isinstance(space, gymnasium.spaces.Dict) else space.spaces
+        return any(has_discrete_part(child) for child in children)
+    return False
+
+
+def action_mask_space(space: gymnasium.Space) -> gymnasium.Space | None:
+    """The observation space of ``obs["action_mask"]`` for an action space, or None.
+
+    It has exactly the shape that ``space.sample(mask=...)`` takes, so PettingZoo's tests and
+    samplers use it unchanged: ``Discrete(n)`` -> an int8 ``Box(n)``; a ``Dict``/``Tuple`` with
+    a discrete part -> a ``Dict``/``Tuple`` of the entries' masks, where a ``Text`` entry's mask
+    is Gymnasium's ``(length, charset mask)`` pair. An action without a discrete part (pure
+    text) has no mask.
+
+    Example:
+        >>> action_mask_space(gymnasium.spaces.Dict({"card": gymnasium.spaces.Discrete(6),
+        ...                                          "clue": text_space(80)}))
+        Dict('card': Box(0, 1, (6,), int8), 'clue': Tuple(Discrete(81), Box(0, 1, (...,), int8)))
+    """
+    if not has_discrete_part(space):
+        return None
+    return _mask_space(space)
+
+
+def _mask_space(space: gymnasium.Space) -> gymnasium.Space:
+    if isinstance(space, gymnasium.spaces.Discrete):
+        return mask_space(int(space.n))
+    if isinstance(space, gymnasium.spaces.Text):
+        return gymnasium.spaces.Tuple(
+            [gymnasium.spaces.Discrete(space.max_length + 1), mask_space(len(space.character_set))])
+    if isinstance(space, gymnasium.spaces.Dict):
+        return gymnasium.spaces.Dict({key: _mask_space(child) for key, child in space.spaces.items()})
+    if isinstance(space, gymnasium.spaces.Tuple):
+        return gymnasium.spaces.Tuple([_mask_space(child) for child in space.spaces])
+    raise TypeError(f"no action mask for a {type(space).__name__} entry")
+
+
+def action_mask_value(space: gymnasium.Space, legal: Any, acting: bool) -> Any:
+    """The value of ``obs["action_mask"]`` (see :func:`action_mask_space`).
+
+    Args:
+        space: the seat's action space.
+        legal: the rules' ``legal_mask``: an int8 array for a ``Discrete`` action, a dict of
+            arrays (one per discrete entry) for a ``Dict`` action, a tuple for a ``Tuple``.
+        acting: whether the seat is to act now; a ``Text`` entry then allows any text of its
+            space (``(max_length, all ones)``), else nothing (``(min_length, all zeros)``,
+            which Gymnasium samples as ``""``).
+    """
+    if isinstance(space, gymnasium.spaces.Discrete):
+        mask = np.zeros(int(space.n), dtype=np.int8) if legal is None else np.asarray(legal, dtype=np.int8)
+        return mask if acting else np.zeros_like(mask)
+    if isinstance(space, gymnasium.spaces.Text):
+        size = len(space.character_set)
+        if acting:
+            return (space.max_length, np.ones(size, dtype=np.int8))
+        return (space.min_length, np.zeros(size, dtype=np.int8))
+    if isinstance(space, gymnasium.spaces.Dict):
+        parts = legal if isinstance(legal, Mapping) else {}
+        return {key: action_mask_value(child, parts.get(key), acting) for key, child in space.spaces.items()}
+    if isinstance(space, gymnasium.spaces.Tuple):
+        parts = legal if isinstance(legal, (list, tuple)) else (None,) * len(space.spaces)
+        return tuple(action_mask_value(child, part, acting) for child, part in zip(space.spaces, parts))
+    raise TypeError(f"no action mask for a {type(space).__name__} entry")

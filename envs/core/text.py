@@ -32,6 +32,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 import re
 import string
@@ -146,3 +148,22 @@ def describe(value: object, limit: int = 40) -> str:
 def tokens(text: str) -> list[str]:
     """Lowercase word tokens of ``text`` (letters/digits, inner hyphens and apostrophes kept)."""
     return _WORD_RE.findall(to_charset(text).lower())
+
+
+def exception_text(exc: BaseException) -> str:
+    """``"TypeError: ..."`` on one line, clipped; never raises."""
+    try:
+        text = f"{type(exc).__name__}: {exc}"
+    except Exception:  # noqa: BLE001 - an exception whose str() raises still has a type
+        text = type(exc).__name__
+    return clean_text(text[:500])[:200]
+
+
+def reason_text(reason: Any, max_chars: int) -> str:
+    """Any value (e.g. a forfeit reason) as text, clipped to ``max_chars``; never raises."""
+    try:
+        text = reason if isinstance(reason, str) else str(reason)
+        text = str.__str__(text)
+    except Exception:  # noqa: BLE001 - a reason whose str() raises is named by its type
+        text = f"unprintable {type(reason).__name__}"
+    return text[:max_chars]

@@ -1,5 +1,9 @@
 """Decrypto as a PettingZoo AEC environment (``cluegym.envs.decrypto_v0``).
 
+The game itself is :class:`~cluegym.envs.decrypto.rules.DecryptoRules` (the rules protocol of
+:mod:`cluegym.envs.core.rules`), which the shared adapter drives; this module adds the spaces,
+the observations and prompts, the action checks with their fallback, and the rendering.
+
 Game card
 ---------
 Seats: ``alice`` (encoder), ``bob`` (decoder), ``eve`` (interceptor). Alice and Bob share 4
@@ -10,7 +14,8 @@ rejected. Bob, then Eve, guess the code independently (Eve from turn 1, never se
 guess); then code, hints and guesses are public. Two miscommunications (Bob wrong) or two
 interceptions (Eve right) and Eve wins; surviving 8 turns wins for Alice and Bob.
 
-Order per turn: alice -> bob -> eve.
+Order per turn: alice -> bob -> eve. Bob and Eve are one simultaneous block
+(``rules.simultaneous``): ``parallel_env()`` lets them guess in one step.
 
 Observations (``Dict``), per seat:
     prompt: the paper's system + turn prompt for the seat (appendix A.2/A.3), with all turn
@@ -23,7 +28,9 @@ Observations (``Dict``), per seat:
     code_history: revealed codes, one row per past turn, 0-padded.
     guess_history: per past turn, Bob's and Eve's guesses, 0-padded.
     tokens: [miscommunications, interceptions].
-    action_mask: (bob, eve) 1 for codes that can still occur (revealed codes never recur).
+    action_mask: (bob, eve) 1 for codes that can still occur (revealed codes never recur)
+        while the seat still has to guess this turn, all zeros otherwise (also in
+        ``infos[seat]["action_mask"]``).
 
 Actions:
     alice: ``Tuple(Text, Text, Text)``, the hints in code order.
@@ -56,9 +63,7 @@ from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_
 from cluegym.envs.core.data import shipped_word_list, word_list_option
 from cluegym.envs.core.text import describe
 from cluegym.envs.decrypto.prompts import full_prompt
-from cluegym.envs.decrypto.rules import (
-    PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, DecryptoState, all_codes, format_code, metrics,
-)
+from cluegym.envs.decrypto.rules import PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, all_codes, format_code, metrics
 
 __all__ = ["CODES", "DecryptoEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS"]
 
@@ -122,16 +127,14 @@ class DecryptoEnv(ClueGameEnv):
                 "keywords": None if keywords is None else (str(keywords) if isinstance(keywords, (str, Path)) else list(self.keyword_pool)),
             },
         )
-        self.rules = DecryptoRules(self.game_config)
+        self.rules = DecryptoRules(self.game_config, self.keyword_pool)
         self.codes = self.rules.codes
-        self.possible_agents = list(SEATS)
         self.observation_spaces = {seat: self._make_observation_space(seat) for seat in SEATS}
         self.action_spaces = {
             "alice": text_tuple(code_length, WORD_MAX_CHARS),
             "bob": gymnasium.spaces.Discrete(len(self.codes)),
             "eve": gymnasium.spaces.Discrete(len(self.codes)),
         }
-        self.state: DecryptoState | None = None
 
     def _make_observation_space(self, seat: str) -> gymnasium.spaces.Dict:
         cfg = self.game_config
@@ -154,13 +157,6 @@ class DecryptoEnv(ClueGameEnv):
         return gymnasium.spaces.Dict(spaces)
 
     # ------------------------------------------------------------------ hooks
-    def _new_game(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
-        fixed = (options or {}).get("keywords")
-        self.state = self.rules.new_game(rng, keyword_pool=self.keyword_pool, keywords=fixed)
-
-    def _to_move(self) -> str | None:
-        return self.rules.to_move(self.state)
-
     def _observe(self, agent: str) -> dict[str, Any]:
         state, cfg = self.state, self.game_config
         n, k, t = cfg.num_keywords, cfg.code_length, cfg.max_turns
@@ -184,7 +180,7 @@ class DecryptoEnv(ClueGameEnv):
         if agent == "alice":
             obs["code"] = np.array(state.code if state.code else (0,) * k, dtype=np.int64)
         else:
-            obs["action_mask"] = self.rules.legal_code_mask(state)
+            obs["action_mask"] = self.rules.legal_mask(state, agent)
         return obs
 
     def _info(self, agent: str) -> dict[str, Any]:
@@ -205,7 +201,7 @@ class DecryptoEnv(ClueGameEnv):
         index = int(action)
         if not 0 <= index < len(self.codes):
             return None, f"code index {index} is out of range 0..{len(self.codes) - 1}"
-        if not self.rules.legal_code_mask(self.state)[index]:
+        if not self.rules.legal_mask(self.state, agent)[index]:
             return None, f"code {format_code(self.codes[index])} was already revealed and cannot recur"
         return index, None
 
@@ -218,29 +214,9 @@ class DecryptoEnv(ClueGameEnv):
                 for h in given
             )
             return hints, f"invalid hints replaced by {PASS_HINT!r}: {list(hints)}"
-        legal = np.flatnonzero(self.rules.legal_code_mask(self.state))
+        legal = np.flatnonzero(self.rules.legal_mask(self.state, agent))
         index = int(legal[int(self.rng.integers(len(legal)))])
         return index, f"random legal code {format_code(self.codes[index])}"
-
-    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
-        state = self.state
-        if agent == "alice":
-            self.rules.give_hints(state, action)
-            return [{"type": "hints", "turn": state.turn, "hints": list(state.hints)}]
-        self.rules.guess(state, agent, self.codes[action])
-        events: list[dict[str, Any]] = [{"type": "guess", "seat": agent, "turn": state.turn}]
-        if self.rules.next_guesser(state) is None:
-            record = self.rules.resolve_turn(state, self.rng)
-            events.append({"type": "reveal", **record.as_dict()})
-            if state.winner is not None:
-                events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
-        return events
-
-    def _final_rewards(self) -> dict[str, float]:
-        return self.rules.rewards(self.state)
-
-    def _result(self) -> dict[str, Any]:
-        return self.rules.result(self.state)
 
     def _render_text(self) -> str:
         state = self.state

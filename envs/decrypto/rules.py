@@ -6,11 +6,20 @@ one hint per digit. Bob and Eve guess the code independently, then the code is r
 A wrong Bob is a miscommunication, a right Eve an interception; two of either and Eve wins.
 Surviving all turns wins for Alice and Bob.
 
+:class:`DecryptoRules` implements the rules protocol (:mod:`cluegym.envs.core.rules`) over a
+:class:`DecryptoState`: Alice's action is her hints (a tuple of strings), Bob's and Eve's an
+index into ``rules.codes``. Bob and Eve form one simultaneous block (``simultaneous``): neither
+sees the other's guess before the code is revealed.
+
 Example:
-    >>> rules = DecryptoRules(DecryptoConfig())
-    >>> state = rules.new_game(np.random.default_rng(0), keyword_pool=["apple", "bird", ...])
-    >>> rules.give_hints(state, ("fruit", "wing", "tower"))
-    >>> rules.guess(state, "bob", state.code); rules.guess(state, "eve", (1, 2, 3))
+    >>> rules = DecryptoRules(DecryptoConfig(), keyword_pool=["apple", "bird", ...])
+    >>> rng = np.random.default_rng(0)
+    >>> state = rules.new_game(rng)                      # or options={"keywords": [...]}
+    >>> rules.apply(state, "alice", ("fruit", "wing", "tower"), rng)
+    >>> rules.simultaneous(state)
+    ('bob', 'eve')
+    >>> rules.apply(state, "bob", rules.code_index[state.code], rng)
+    >>> rules.apply(state, "eve", 0, rng)               # + the reveal (and game over) events
 """
 
 from __future__ import annotations
@@ -18,14 +27,17 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from cluegym.envs.core.matching import first_mention, require_wordnet
+from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.text import to_charset, type_name
 
 SEATS: tuple[str, str, str] = ("alice", "bob", "eve")
+#: The seats that guess each turn, in the order the AEC env asks them.
+GUESSERS: tuple[str, str] = ("bob", "eve")
 #: Shown in place of a hint that was rejected too often (the fallback): it carries no meaning.
 PASS_HINT = "(pass)"
 _HINT_WORD = re.compile(r"^[A-Za-z][A-Za-z'-]*$")
@@ -135,37 +147,51 @@ class DecryptoState:
     def used_codes(self) -> set[tuple[int, ...]]:
         return {r.code for r in self.history} | ({self.code} if self.code else set())
 
+    @property
+    def guessers_left(self) -> tuple[str, ...]:
+        """The seats that still have to guess this turn, Bob first (empty outside decoding)."""
+        if self.phase != "decode":
+            return ()
+        return tuple(seat for seat in GUESSERS if seat not in self.guesses)
 
-class DecryptoRules:
-    """The transitions of Decrypto. All randomness comes from the generator passed in.
+
+class DecryptoRules(GameRules[DecryptoState]):
+    """The rules protocol's verbs for Decrypto. All randomness comes from the generator passed in.
 
     Args:
         config: the game options.
+        keyword_pool: the words each game's keywords are drawn from (not needed when every
+            game gets ``options={"keywords": [...]}``).
 
     Raises:
         WordNetMissingError: Debian's WordNet database (the word judge's data) is missing.
     """
 
-    def __init__(self, config: DecryptoConfig | None = None) -> None:
+    seats = SEATS
+
+    def __init__(self, config: DecryptoConfig | None = None, keyword_pool: Sequence[str] | None = None) -> None:
         require_wordnet()  # the word judge needs WordNet: fail before play, not mid-game
         self.config = config or DecryptoConfig()
+        self.keyword_pool = tuple(keyword_pool) if keyword_pool is not None else None
         self.codes = all_codes(self.config.num_keywords, self.config.code_length)
         self.code_index = {code: i for i, code in enumerate(self.codes)}
 
     # ----------------------------------------------------------------- setup
-    def new_game(
-        self,
-        rng: np.random.Generator,
-        keyword_pool: Sequence[str] | None = None,
-        keywords: Sequence[str] | None = None,
-    ) -> DecryptoState:
-        """Start a game with ``keywords`` or ones drawn from ``keyword_pool``; draw turn 1's code."""
+    def new_game(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> DecryptoState:
+        """Start a game with ``options["keywords"]`` or keywords drawn from the keyword pool;
+        draw turn 1's code.
+
+        Raises:
+            ValueError: no keywords given and no pool of enough words, or the keywords given
+                are not ``num_keywords`` distinct non-empty words.
+        """
         n = self.config.num_keywords
+        keywords = (options or {}).get("keywords")
         if keywords is None:
-            if keyword_pool is None or len(keyword_pool) < n:
+            if self.keyword_pool is None or len(self.keyword_pool) < n:
                 raise ValueError(f"need a keyword pool of at least {n} words")
-            picks = rng.choice(len(keyword_pool), size=n, replace=False)
-            keywords = [keyword_pool[int(i)] for i in picks]
+            picks = rng.choice(len(self.keyword_pool), size=n, replace=False)
+            keywords = [self.keyword_pool[int(i)] for i in picks]
         keywords = tuple(str(k).strip().lower() for k in keywords)
         if len(keywords) != n or len(set(keywords)) != n or not all(keywords):
             raise ValueError(f"need {n} distinct non-empty keywords, got {list(keywords)}")
@@ -214,32 +240,54 @@ class DecryptoRules:
                 return f"hint {i + 1}: {error}"
         return None
 
-    # ----------------------------------------------------------- transitions
-    def give_hints(self, state: DecryptoState, hints: Sequence[str]) -> None:
-        """Alice's move. Hints must already be validated (or be the fallback)."""
-        if state.phase != "encode":
-            raise RuntimeError(f"cannot give hints in phase {state.phase!r}")
-        state.hints = tuple(to_charset(h).strip() for h in hints)
-        state.guesses = {}
-        state.phase = "decode"
+    # ------------------------------------------------------------- protocol
+    def to_move(self, state: DecryptoState) -> str | None:
+        """The seat to act: Alice when encoding, then Bob, then Eve; None when over."""
+        if state.phase == "encode":
+            return "alice"
+        return state.guessers_left[0] if state.guessers_left else None
 
-    def guess(self, state: DecryptoState, seat: str, code: Sequence[int]) -> None:
-        """Bob's or Eve's guess; each guesses once per turn, without seeing the other's."""
-        if state.phase != "decode" or seat not in ("bob", "eve") or seat in state.guesses:
+    def simultaneous(self, state: DecryptoState) -> tuple[str, ...]:
+        """Bob and Eve guess without seeing each other's guess: while decoding, the block is
+        the guessers still to guess (``("bob", "eve")``, then ``("eve",)``)."""
+        if state.phase == "decode":
+            return state.guessers_left
+        return super().simultaneous(state)
+
+    def legal_mask(self, state: DecryptoState, seat: str) -> np.ndarray | None:
+        """Bob's and Eve's legal codes (index ``i`` is ``codes[i]``): every code not revealed
+        in an earlier turn, while the seat still has to guess this turn; all zeros otherwise.
+        Alice's action is text (None)."""
+        if seat not in GUESSERS:
+            return None
+        if seat not in self.simultaneous(state):
+            return np.zeros(len(self.codes), dtype=np.int8)
+        revealed = {r.code for r in state.history}
+        return np.array([c not in revealed for c in self.codes], dtype=np.int8)
+
+    def apply(self, state: DecryptoState, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:
+        """Alice's hints (already checked, or the fallback) or a guesser's code index; the
+        last guess of a turn reveals the code, awards tokens and ends the game or draws the
+        next turn's code from ``rng``."""
+        if seat == "alice":
+            if state.phase != "encode":
+                raise RuntimeError(f"cannot give hints in phase {state.phase!r}")
+            state.hints = tuple(to_charset(h).strip() for h in action)
+            state.guesses = {}
+            state.phase = "decode"
+            return [{"type": "hints", "turn": state.turn, "hints": list(state.hints)}]
+        if seat not in state.guessers_left:
             raise RuntimeError(f"{seat!r} cannot guess now (phase {state.phase!r})")
-        code = tuple(int(d) for d in code)
-        if code not in self.code_index:
-            raise ValueError(f"{format_code(code)} is not a valid code")
-        state.guesses[seat] = code
+        state.guesses[seat] = self.codes[int(action)]
+        events: list[dict[str, Any]] = [{"type": "guess", "seat": seat, "turn": state.turn}]
+        if not state.guessers_left:
+            record = self._resolve_turn(state, rng)
+            events.append({"type": "reveal", **record.as_dict()})
+            if state.winner is not None:
+                events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
+        return events
 
-    def next_guesser(self, state: DecryptoState) -> str | None:
-        """Who still has to guess this turn (Bob first, then Eve)."""
-        for seat in ("bob", "eve"):
-            if seat not in state.guesses:
-                return seat
-        return None
-
-    def resolve_turn(self, state: DecryptoState, rng: np.random.Generator) -> TurnRecord:
+    def _resolve_turn(self, state: DecryptoState, rng: np.random.Generator) -> TurnRecord:
         """Reveal the code, award tokens, end the game or start the next turn."""
         record = TurnRecord(
             turn=state.turn, code=state.code, hints=state.hints,
@@ -264,19 +312,6 @@ class DecryptoRules:
             self._draw_code(state, rng)
         return record
 
-    def to_move(self, state: DecryptoState) -> str | None:
-        """The seat to act: Alice when encoding, then Bob, then Eve; None when over."""
-        if state.phase == "encode":
-            return "alice"
-        if state.phase == "decode":
-            return self.next_guesser(state)
-        return None
-
-    def legal_code_mask(self, state: DecryptoState) -> np.ndarray:
-        """1 for codes that can still be this turn's code (revealed codes never recur)."""
-        revealed = {r.code for r in state.history}
-        return np.array([c not in revealed for c in self.codes], dtype=np.int8)
-
     def rewards(self, state: DecryptoState) -> dict[str, float]:
         """+1 for the winning side, -1 for the losing side, 0 while the game runs."""
         if state.winner is None:
@@ -284,7 +319,7 @@ class DecryptoRules:
         sign = 1.0 if state.winner == "encoders" else -1.0
         return {"alice": sign, "bob": sign, "eve": -sign}
 
-    def result(self, state: DecryptoState) -> dict:
+    def result(self, state: DecryptoState) -> dict[str, Any]:
         """The outcome of a finished game, for :func:`metrics`."""
         return {
             "winner": state.winner,

@@ -1,5 +1,10 @@
 """Dixit (DixitWorld arena rules): rules, env, the card deck and its shipped default data.
 
+By concern: ``config`` (options and presets), ``state`` (the State), ``scoring`` (a round's
+points), ``rules`` (the rules protocol's verbs), ``metrics`` (DixitArena's metrics), ``deck``
+and ``deck_options`` (cards, captions, images), ``prompts``, ``render`` (the table) and
+``env`` (the PettingZoo adapter: spaces, observations, checks, fallback).
+
 :data:`GAME` declares the game to the registry (:mod:`cluegym.envs.core.registry`): the one
 place that names its env and its parts in the layers above.
 """

@@ -1,5 +1,10 @@
 """Dixit (DixitWorld's DixitArena) as a PettingZoo AEC environment (``cluegym.envs.dixit_v0``).
 
+The game itself is :class:`~cluegym.envs.dixit.rules.DixitRules` (the rules protocol of
+:mod:`cluegym.envs.core.rules`), which the shared adapter drives; this module adds the deck,
+the spaces, the observations and prompts, the action checks with their fallback, and the
+rendering (:mod:`cluegym.envs.dixit.render`).
+
 Game card
 ---------
 Seats: ``player_0`` .. ``player_{N-1}`` (default N = 4, any 3-6). Picture cards come from a
@@ -27,6 +32,10 @@ ends when someone reaches 30 points or the draw pile cannot refill every hand. E
 also an option (``hand_size``, ``num_rounds``, ``scoring``, ``hand_swap``, ``refill``,
 ``target_score``).
 
+Order per round: the storyteller, then each listener's distractor, then each listener's vote
+(seat order after the storyteller). The distractors and the votes are simultaneous blocks
+(``rules.simultaneous``): ``parallel_env()`` lets the listeners act in one step.
+
 Observations (``Dict``), per seat:
     prompt: DixitWorld's prompts (appendix C) for the seat's decision now, with the rules,
         scores and every revealed round (Card k = ``hand[k-1]``, Candidate k =
@@ -39,7 +48,10 @@ Observations (``Dict``), per seat:
     candidates: the shuffled candidates as images ``uint8 (N, H, W, 3)`` during the vote
         (zeros before).   candidate_ids: their deck indices (-1 before the vote).
     own_candidate: index of the seat's own card among the candidates (-1 if none).
-    card_mask: 1 for the ``card`` values the seat may choose now (all 0 when not its turn).
+    card_mask: 1 for the ``card`` values the seat may choose now (all 0 when it does not act
+        in the current simultaneous block).
+    action_mask: PettingZoo's mask of the whole action, ``{"card": card_mask, "clue": (length,
+        charset mask)}`` (any clue while the seat acts, else ``""``).
     scores: every seat's score.
     history_storytellers, history_clues, history_played (card per seat), history_votes
         (card each seat voted for, -1 storyteller), history_points: one row per revealed
@@ -50,7 +62,9 @@ Observations (``Dict``), per seat:
 Actions: ``Dict(card=Discrete(max(hand_size, N)), clue=Text)``. The phase says what counts:
 ``card`` is a hand slot in the story and distract phases and a candidate index in the vote;
 ``clue`` counts only for the storyteller. A bare int is accepted as ``{"card": int}`` from
-listeners. ``infos[seat]["action_mask"] = {"card": int8 mask, "clue": None}``.
+listeners. ``infos[seat]["action_mask"] = {"card": card_mask}`` (the rules' ``legal_mask``);
+``obs["action_mask"]`` adds the clue's ``Text`` mask, as ``action_space(seat).sample(mask=...)``
+takes it.
 
 Invalid actions (a slot or candidate out of range, a vote for one's own card, a missing or
 empty clue, a wrong type) are rejected with the reason in ``infos[seat]["error"]`` and the
@@ -73,7 +87,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -82,13 +95,14 @@ import gymnasium
 import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
-from cluegym.envs.core.seats import seat_name
-from cluegym.envs.core.text import describe, quote_text, to_charset, tokens
-from cluegym.envs.dixit.deck import Deck, default_deck_folder, load_deck, load_default_deck
-from cluegym.envs.dixit.prompts import full_prompt, round_summary
-from cluegym.envs.dixit.rules import (
-    PASS_CLUE, PHASES, DixitConfig, DixitRules, DixitState, RoundRecord, metrics, preset_config,
-)
+from cluegym.envs.core.text import describe, to_charset
+from cluegym.envs.dixit.config import DixitConfig, preset_config
+# get_deck and parse_image_size are re-exported: the benchmarks read the env's deck and options here.
+from cluegym.envs.dixit.deck_options import get_deck, parse_image_size, random_vocabulary
+from cluegym.envs.dixit.metrics import metrics
+from cluegym.envs.dixit.prompts import full_prompt
+from cluegym.envs.dixit.render import render_table, render_text
+from cluegym.envs.dixit.rules import PASS_CLUE, PHASES, DixitRules
 
 __all__ = [
     "DixitEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS", "get_deck", "parse_image_size",
@@ -101,62 +115,6 @@ DEFAULT_AGENTS: dict[str, str] = {"*": "vision"}
 IMAGE_SIZE = (144, 96)
 #: Longest caption put in an observation (longer ones are clipped).
 CAPTION_MAX_CHARS = 300
-#: Size of the cards in ``render_mode="rgb_array"`` (height, width).
-RENDER_CARD_SIZE = (192, 128)
-_STOPWORDS = frozenset(
-    "a an the of in on over under above below beneath before behind across at by with from into onto "
-    "to and or while is are its it as inside through around against near upon".split()
-)
-
-
-def get_deck(folder: str | None = None, captions: str | None = None) -> Deck:
-    """The deck for the ``deck``/``captions`` options, shared per process while its files are
-    unchanged (images are cached once per deck; envs never modify a deck).
-
-    Raises:
-        DeckError: a missing folder, unreadable captions, captions naming unknown cards.
-    """
-    where = Path(folder) if folder is not None else default_deck_folder()
-    caption_file = Path(captions) if captions is not None else where / "captions.json"
-    stamp = tuple(p.stat().st_mtime_ns if p.exists() else None for p in (where, caption_file))
-    return _load_deck(folder, captions, stamp)
-
-
-@functools.lru_cache(maxsize=8)
-def _load_deck(folder: str | None, captions: str | None, stamp: tuple[int | None, ...]) -> Deck:
-    if folder is None and captions is None:
-        return load_default_deck()
-    return load_deck(folder if folder is not None else default_deck_folder(), captions=captions)
-
-
-def random_vocabulary() -> tuple[str, ...]:
-    """Content words of the default deck's captions (the random agent's clues)."""
-    deck = get_deck()
-    words = {w for c in (deck.captions or {}).values() for w in tokens(c) if w.isalpha() and w not in _STOPWORDS}
-    return tuple(sorted(words))
-
-
-def parse_image_size(value: Any) -> tuple[int, int]:
-    """The ``image_size`` option as ``(height, width)``: a pair or a ``"96x64"`` string.
-
-    Raises:
-        ValueError: not two integers, or a side outside 8..1024.
-
-    Example:
-        >>> parse_image_size("96x64"), parse_image_size([48, 32])
-        ((96, 64), (48, 32))
-    """
-    if isinstance(value, str):
-        value = value.lower().replace(",", "x").split("x")
-    try:
-        h, w = (int(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"image_size must be (height, width), e.g. [96, 64] or '96x64', got {value!r}") from None
-    if not (8 <= h <= 1024 and 8 <= w <= 1024):
-        raise ValueError(f"image_size sides must be in 8..1024, got {(h, w)}")
-    return h, w
-
-
 class DixitEnv(ClueGameEnv):
     """Dixit, 3-6 seats (see the module docstring for the full game card).
 
@@ -235,9 +193,7 @@ class DixitEnv(ClueGameEnv):
                 "max_clue_chars": cfg.max_clue_chars,
             },
         )
-        self.rules = DixitRules(cfg)
-        self.possible_agents = [seat_name(p) for p in range(cfg.num_players)]
-        self._index = {seat: p for p, seat in enumerate(self.possible_agents)}
+        self.rules = DixitRules(cfg, self.deck.card_ids, deck_name=self.deck.name, reveal_captions=self.reveal_captions)
         self._id_chars = max(len(c) for c in self.deck.card_ids)
         self.prompt_max_chars = self._prompt_bound()
         space = self._observation_space()
@@ -245,13 +201,14 @@ class DixitEnv(ClueGameEnv):
         self.action_spaces = {
             seat: gymnasium.spaces.Dict({
                 "card": gymnasium.spaces.Discrete(cfg.action_size),
-                "clue": text_space(cfg.max_clue_chars, min_length=1),
+                # min_length 0: only the storyteller's clue counts (the checks reject an empty
+                # one with a reason), and a seat not acting samples "" from its all-zero mask.
+                "clue": text_space(cfg.max_clue_chars),
             })
             for seat in self.possible_agents
         }
         self._no_candidates = np.zeros((cfg.num_players, *self.image_size, 3), dtype=np.uint8)
         self._no_candidates.setflags(write=False)
-        self.state: DixitState | None = None
 
     # ------------------------------------------------------------------ spaces
     def _prompt_bound(self) -> int:
@@ -303,28 +260,10 @@ class DixitEnv(ClueGameEnv):
     def _images(self, indices: Sequence[int]) -> np.ndarray:
         return self.deck.images([self.card_id(i) for i in indices], self.image_size)
 
-    def _card_index(self, card: Any) -> int:
-        if isinstance(card, str):
-            if card not in self.deck:
-                raise ValueError(f"card {card!r} is not in deck {self.deck.name!r}")
-            return self.deck.index(card)
-        return int(card)
-
-    # ------------------------------------------------------------------ hooks
-    def _new_game(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
-        hands = (options or {}).get("hands")
-        if hands is not None:
-            hands = [[self._card_index(c) for c in hand] for hand in hands]
-        self.state = self.rules.new_game(rng, len(self.deck), hands=hands)
-
-    def _to_move(self) -> str | None:
-        seat = self.rules.to_move(self.state)
-        return None if seat is None else self.possible_agents[seat]
-
     def _observe(self, agent: str) -> dict[str, Any]:
         state, cfg = self.state, self.game_config
         n, r = cfg.num_players, cfg.num_rounds
-        p = self._index[agent]
+        p = self.rules.seat_index(agent)
         hand = state.hands[p]
         voting = state.phase == "vote"
         own = state.own_candidate(p) if voting else None
@@ -363,30 +302,19 @@ class DixitEnv(ClueGameEnv):
         if self.reveal_captions:
             obs["hand_captions"] = tuple(self.caption(c) for c in hand)
             obs["candidate_captions"] = pad_texts([self.caption(c) for c in state.candidates], n)
+        # The adapter's observe() adds the same mask; it is set here too so the digest a record
+        # keeps of this observation covers all of it (replay checks observe()).
+        obs["action_mask"] = self.action_mask(agent)
         return obs
-
-    def _action_mask(self, agent: str) -> dict[str, Any]:
-        return {"card": self.rules.card_mask(self.state, self._index[agent]), "clue": None}
-
-    def _round_view(self, record: RoundRecord) -> dict[str, Any]:
-        """A scored round as JSON with card ids and seat names (events and ``last_round``)."""
-        rec = record.as_dict()
-        rec["target"] = self.card_id(rec["target"])
-        for key in ("played", "candidates"):
-            rec[key] = [self.card_id(c) for c in rec[key]]
-        rec["votes"] = [self.card_id(c) if c >= 0 else None for c in rec["votes"]]
-        rec["storyteller"] = seat_name(rec["storyteller"])
-        rec["correct"] = [seat_name(c) for c in rec["correct"]]
-        return rec
 
     def _info(self, agent: str) -> dict[str, Any]:
         info: dict[str, Any] = {"phase": self.state.phase}
         if self.state.history:
-            info["last_round"] = self._round_view(self.state.history[-1])
+            info["last_round"] = self.rules.round_view(self.state.history[-1])
         return info
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
-        state, p = self.state, self._index[agent]
+        state, p = self.state, self.rules.seat_index(agent)
         story = state.phase == "story"
         if isinstance(action, Mapping):
             unknown = [key for key in action if key not in ("card", "clue")]
@@ -414,7 +342,7 @@ class DixitEnv(ClueGameEnv):
         return {"card": int(card)}, None
 
     def _fallback_action(self, agent: str) -> tuple[Any, str]:
-        p = self._index[agent]
+        p = self.rules.seat_index(agent)
         legal = np.flatnonzero(self.rules.card_mask(self.state, p))
         if self.state.phase == "story":
             rejected = self._rejected_parts or {}
@@ -427,54 +355,9 @@ class DixitEnv(ClueGameEnv):
         what = "candidate" if self.state.phase == "vote" else "card"
         return {"card": card}, f"random legal {what} {card + 1}"
 
-    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
-        state, p = self.state, self._index[agent]
-        if state.phase == "story":
-            self.rules.tell(state, action["card"], action["clue"])
-            return [{"type": "story", "storyteller": agent, "round": state.round, "clue": state.clue}]
-        if state.phase == "distract":
-            events: list[dict[str, Any]] = [{"type": "distractor", "player": agent, "round": state.round}]
-            if self.rules.distract(state, p, action["card"], self.rng):
-                events.append({"type": "candidates", "round": state.round,
-                               "candidates": [self.card_id(c) for c in state.candidates]})
-            return events
-        record = self.rules.vote(state, p, action["card"])
-        events = [{"type": "vote", "player": agent, "round": state.round if record is None else record.round}]
-        if record is not None:
-            events.append({"type": "round", **self._round_view(record)})
-            if state.phase == "over":
-                events.append({"type": "game_over", "scores": list(state.scores), "reason": state.end_reason})
-        return events
-
-    def _step_rewards(self, events: list[dict[str, Any]]) -> dict[str, float]:
-        for event in events:
-            if event["type"] == "round":
-                return {seat_name(p): float(v) for p, v in enumerate(event["points"])}
-        return {}
-
-    def _final_rewards(self) -> dict[str, float]:
-        return {}  # every point was given as the round's reward
-
-    def _result(self) -> dict[str, Any]:
-        return {**self.rules.result(self.state), "deck": self.deck.name, "reveal_captions": self.reveal_captions}
-
     # ------------------------------------------------------------------ render
     def _render_text(self) -> str:
-        state, cfg = self.state, self.game_config
-        lines = [
-            f"Dixit - round {min(state.round + 1, cfg.num_rounds)}/{cfg.num_rounds}, phase {state.phase}  "
-            + "scores: " + ", ".join(f"{seat_name(p)}={s}" for p, s in enumerate(state.scores))
-        ]
-        for record in state.history:
-            lines.append(round_summary(record, self.card_id))
-        if state.phase in ("distract", "vote"):
-            lines.append(f"round {state.round + 1}: {seat_name(state.storyteller)} told {quote_text(state.clue)} "
-                         f"(target {self.card_id(state.target)})")
-        if state.phase == "vote":
-            lines.append("  candidates: " + ", ".join(self.card_id(c) for c in state.candidates))
-        if state.phase == "over":
-            lines.append(f"game over ({state.end_reason})")
-        return "\n".join(lines)
+        return render_text(self.state, self.game_config, self.card_id)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "rgb_array":
@@ -482,57 +365,8 @@ class DixitEnv(ClueGameEnv):
         return super().render()
 
     def render_table(self) -> np.ndarray:
-        """The table as an RGB image: the candidates (or the storyteller's hand before the
-        vote), owners, votes and the target once revealed, the clue and the scores."""
-        from PIL import Image, ImageDraw
-
-        state, cfg = self.state, self.game_config
-        n = cfg.num_players
-        ch, cw = RENDER_CARD_SIZE
-        margin, top, label_h = 12, 56, 58
-        shown: list[int]
-        labels: list[list[str]]
-        target: int | None = None
-        if state.phase == "vote":
-            shown = list(state.candidates)
-            owner = {state.card_played_by(p): p for p in range(n)}
-            labels = [[f"{k + 1}. {seat_name(owner[c])}" + (" (target)" if c == state.target else "")] for k, c in enumerate(shown)]
-            for voter, k in state.votes.items():
-                labels[k].append(f"<- {seat_name(voter)}")
-            title = f"Round {state.round + 1}: {seat_name(state.storyteller)} said {quote_text(state.clue)} - voting"
-            target = state.target
-        elif state.history:
-            record = state.history[-1]
-            shown = list(record.candidates)
-            owner = {c: p for p, c in enumerate(record.played)}
-            labels = [[f"{k + 1}. {seat_name(owner[c])}"] for k, c in enumerate(shown)]
-            for voter, card in enumerate(record.votes):
-                if card >= 0:
-                    labels[shown.index(card)].append(f"<- {seat_name(voter)}")
-            title = (f"Round {record.round + 1}: {seat_name(record.storyteller)} said {quote_text(record.clue)} - "
-                     f"{record.outcome.replace('_', ' ')}")
-            target = record.target
-        else:
-            shown = list(state.hands[state.storyteller])
-            labels = [[f"card {k + 1}"] for k in range(len(shown))]
-            title = f"Round 1: {seat_name(state.storyteller)} is the storyteller"
-        width = max(len(shown), n) * (cw + margin) + margin
-        height = top + ch + label_h + 30
-        canvas = Image.new("RGB", (width, height), (245, 240, 228))
-        draw = ImageDraw.Draw(canvas)
-        draw.text((margin, 10), to_charset(title)[:110], fill=(20, 20, 20))
-        draw.text((margin, 30), f"phase: {state.phase}", fill=(90, 90, 90))
-        for k, card in enumerate(shown):
-            x = margin + k * (cw + margin)
-            image = Image.fromarray(np.asarray(self.deck.image(self.card_id(card), RENDER_CARD_SIZE)))
-            if card == target:
-                draw.rectangle([x - 4, top - 4, x + cw + 3, top + ch + 3], fill=(214, 160, 20))
-            canvas.paste(image, (x, top))
-            for j, text in enumerate(labels[k][:4]):
-                draw.text((x, top + ch + 4 + 13 * j), text, fill=(20, 20, 20))
-        scores = "scores: " + "  ".join(f"{seat_name(p)} {s}" for p, s in enumerate(state.scores))
-        draw.text((margin, height - 22), scores, fill=(20, 20, 20))
-        return np.asarray(canvas, dtype=np.uint8)
+        """The table as an RGB image (see :func:`~cluegym.envs.dixit.render.render_table`)."""
+        return render_table(self.state, self.game_config, self.deck)
 
 
 def raw_env(**kwargs: Any) -> DixitEnv:

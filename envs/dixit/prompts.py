@@ -19,7 +19,9 @@ from typing import Callable, Sequence
 
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import quote_text
-from cluegym.envs.dixit.rules import DixitConfig, DixitState, RoundRecord
+from cluegym.envs.dixit.config import DixitConfig
+from cluegym.envs.dixit.scoring import RoundRecord
+from cluegym.envs.dixit.state import DixitState
 
 #: card index -> display name (the deck's card id).
 CardName = Callable[[int], str]

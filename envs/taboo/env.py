@@ -52,7 +52,7 @@ from cluegym.envs.core import ClueGameEnv, pad_texts, text_space, text_tuple, wr
 from cluegym.envs.core.data import shipped_word_list, word_list_option
 from cluegym.envs.core.text import describe, type_name
 from cluegym.envs.taboo.prompts import dialogue, full_prompt
-from cluegym.envs.taboo.rules import SEATS, SILENCE, TabooConfig, TabooRules, TabooState, metrics
+from cluegym.envs.taboo.rules import SILENCE, TabooConfig, TabooRules, TabooState, metrics
 
 __all__ = ["TabooEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS"]
 
@@ -112,8 +112,7 @@ class TabooEnv(ClueGameEnv):
                 ),
             },
         )
-        self.rules = TabooRules(self.game_config)
-        self.possible_agents = list(SEATS)
+        self.rules = TabooRules(self.game_config, self.targets)
         cfg = self.game_config
         prompt_max = PROMPT_BASE_CHARS + 2 * max_turns * (cfg.max_utterance_chars + WORD_MAX_CHARS + 40)
         history = text_tuple(2 * max_turns, cfg.max_utterance_chars)
@@ -137,12 +136,6 @@ class TabooEnv(ClueGameEnv):
         self.state: TabooState | None = None
 
     # ------------------------------------------------------------------ hooks
-    def _new_game(self, rng: Any, options: dict[str, Any] | None) -> None:
-        self.state = self.rules.new_game(rng, self.targets, target=(options or {}).get("target"))
-
-    def _to_move(self) -> str | None:
-        return self.state.to_speak
-
     def _observe(self, agent: str) -> dict[str, Any]:
         state, cfg = self.state, self.game_config
         obs: dict[str, Any] = {
@@ -188,23 +181,6 @@ class TabooEnv(ClueGameEnv):
     def _fallback_action(self, agent: str) -> tuple[Any, str]:
         action = {"utterance": SILENCE} if agent == "attacker" else {"utterance": SILENCE, "guess": ""}
         return action, f"utterance replaced by {SILENCE!r}" + ("" if agent == "attacker" else ", no guess")
-
-    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
-        state = self.state
-        if agent == "attacker":
-            self.rules.attack(state, action["utterance"])
-        else:
-            self.rules.defend(state, action["utterance"], action.get("guess") or None)
-        events: list[dict[str, Any]] = [{"type": "utterance", **state.dialogue[-1].as_dict()}]
-        if state.end_reason is not None:
-            events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
-        return events
-
-    def _final_rewards(self) -> dict[str, float]:
-        return self.rules.rewards(self.state)
-
-    def _result(self) -> dict[str, Any]:
-        return self.rules.result(self.state)
 
     def _render_text(self) -> str:
         state = self.state

@@ -12,19 +12,21 @@ target without saying it itself; the defender wants to work the word out and may
 - No guess by the turn limit -> a draw.
 
 Example:
-    >>> rules = TabooRules(TabooConfig())
-    >>> state = rules.new_game(np.random.default_rng(0), targets=["apple", "river"])
-    >>> rules.attack(state, "I had one of these in my lunchbox, red and crunchy.")
-    >>> rules.defend(state, "Sounds like a fruit to me.", guess="apple")
+    >>> rules = TabooRules(TabooConfig(), targets=["apple", "river"])
+    >>> rng = np.random.default_rng(0)
+    >>> state = rules.new_game(rng)                          # or options={"target": "apple"}
+    >>> rules.apply(state, "attacker", {"utterance": "Red and crunchy, in my lunchbox."}, rng)
+    >>> rules.apply(state, "defender", {"utterance": "A fruit?", "guess": "apple"}, rng)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.text import to_charset, type_name
 from cluegym.envs.core.matching import is_same_word_guess, require_wordnet, says_word
 
@@ -98,27 +100,36 @@ END_REASONS: dict[str, str | None] = {
 }
 
 
-class TabooRules:
-    """The transitions of Adversarial Taboo.
+class TabooRules(GameRules[TabooState]):
+    """The rules protocol's verbs for Adversarial Taboo.
 
     Args:
         config: the game options.
+        targets: the words each game's target is drawn from (not needed when every game gets
+            ``options={"target": ...}``).
 
     Raises:
         WordNetMissingError: Debian's WordNet database (the word judge's data) is missing.
     """
 
-    def __init__(self, config: TabooConfig | None = None) -> None:
+    seats = SEATS
+
+    def __init__(self, config: TabooConfig | None = None, targets: Sequence[str] | None = None) -> None:
         require_wordnet()  # the word judge needs WordNet: fail before play, not mid-game
         self.config = config or TabooConfig()
+        self.targets = tuple(targets) if targets is not None else None
 
-    def new_game(self, rng: np.random.Generator, targets: Sequence[str] | None = None, *,
-                 target: str | None = None) -> TabooState:
-        """Start a game with ``target`` or one drawn from ``targets``."""
+    def new_game(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> TabooState:
+        """Start a game with ``options["target"]`` or a target drawn from the target list.
+
+        Raises:
+            ValueError: no target given and no target list, or an empty target.
+        """
+        target = (options or {}).get("target")
         if target is None:
-            if not targets:
+            if not self.targets:
                 raise ValueError("need a non-empty target list")
-            target = targets[int(rng.integers(len(targets)))]
+            target = self.targets[int(rng.integers(len(self.targets)))]
         target = " ".join(to_charset(str(target)).lower().split())
         if not target:
             raise ValueError("the target word must not be empty")
@@ -163,6 +174,22 @@ class TabooRules:
         return says_word(text, state.target, strict=self.config.strict_word_check)
 
     # ----------------------------------------------------------- transitions
+    def to_move(self, state: TabooState) -> str | None:
+        """The seat to speak next, ``None`` once the game is over."""
+        return state.to_speak
+
+    def apply(self, state: TabooState, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:
+        """Apply a checked ``{"utterance": ..., "guess": ...}`` (``guess`` for the defender
+        only; empty is no guess). Events: the utterance, and ``game_over`` when it ends the game."""
+        if seat == "attacker":
+            self.attack(state, action["utterance"])
+        else:
+            self.defend(state, action["utterance"], action.get("guess") or None)
+        events: list[dict[str, Any]] = [{"type": "utterance", **state.dialogue[-1].as_dict()}]
+        if state.end_reason is not None:
+            events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
+        return events
+
     def attack(self, state: TabooState, text: str) -> None:
         """The attacker's utterance. Saying the target ends the game: the defender wins."""
         if state.to_speak != "attacker":

@@ -1,5 +1,10 @@
 """Undercover as a PettingZoo AEC environment (``cluegym.envs.undercover_v0``).
 
+The game itself is :class:`~cluegym.envs.undercover.rules.UndercoverRules` (the rules protocol
+of :mod:`cluegym.envs.core.rules`), which the shared adapter drives; this module adds the
+spaces, the observations and prompts, the action checks (with the belief reports) and their
+fallback, and the rendering.
+
 Game card
 ---------
 Seats: ``player_0`` .. ``player_{N-1}`` (default N = 5: 3 civilians, 2 undercover; any N >= 3
@@ -9,12 +14,14 @@ player sees its own word, never its role.
 
 Each round: a speaking phase in a freshly shuffled order (each living player gives a one-
 sentence description), then a voting phase: each living player, in seat order, votes for
-another living player, and nobody sees a vote of the round before all have voted (the votes
-are buffered and revealed together). The single most-voted player is eliminated; a tie
-eliminates nobody. Civilians win when every undercover player is out; the undercover win when
-one civilian is left; after ``max_rounds`` (10) rounds ``timeout_winner`` (civilians) wins.
-Eliminated players stay in ``agents`` (never selected again) until the game ends, so that
-they receive their team's reward.
+another living player, and nobody sees a vote of the round, or how many were cast, before
+all have voted (the votes are buffered and revealed together). The voters still to vote are
+one simultaneous block (``rules.simultaneous``): ``parallel_env()`` lets them vote in one
+step. The single most-voted player is eliminated; a tie eliminates nobody. Civilians win when
+every undercover player is out; the undercover win when one civilian is left; after
+``max_rounds`` (10) rounds ``timeout_winner`` (civilians) wins. Eliminated players stay in
+``agents`` (never selected again) until the game ends, so that they receive their team's
+reward.
 
 Observations (``Dict``), per seat:
     prompt: CoMet's rules (appendix C), the seat's name and word, the public transcript
@@ -31,6 +38,9 @@ Observations (``Dict``), per seat:
     votes: per round, per voter, the player voted for (-1: no vote or not revealed yet).
     eliminated_round: per player, the round it was eliminated in (-1: alive).
     vote_mask: 1 for the players the seat may vote for.
+    action_mask: ``{"vote": ...}``: the vote_mask while the seat acts (the speaker; a voter
+        still to vote), all zeros otherwise; the Text entries as Gymnasium's ``(length,
+        charset mask)``.
 
 Actions: ``Dict(description=Text, vote=Discrete(N), beliefs=Text)``. The phase says which
 entry counts: ``description`` when speaking, ``vote`` when voting (a bare string or int is
@@ -38,7 +48,7 @@ accepted too). ``beliefs`` is optional JSON (``{"self": "civilian", "others": {"
 "undercover"}, "other_word": "tiger"}``), recorded for the identity metrics and never
 affecting the game; an unreadable report is recorded with its reason, never rejected (only a
 report longer than 2000 characters is, like any Text entry over its bound).
-``infos[seat]["action_mask"] = {"vote": int8 mask, "description": None, "beliefs": None}``.
+``infos[seat]["action_mask"] = {"vote": int8 mask}``, as in the observation.
 
 Invalid actions (an empty or too long description, one that says the speaker's own word or a
 derivative of it, a vote for oneself, an eliminated or unknown player, a wrong type) are
@@ -58,10 +68,7 @@ Example:
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Sequence
 
@@ -71,10 +78,12 @@ import numpy as np
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import describe
+from cluegym.envs.undercover.beliefs import parse_beliefs
+from cluegym.envs.undercover.config import SILENCE, UndercoverConfig
+from cluegym.envs.undercover.metrics import metrics
 from cluegym.envs.undercover.prompts import full_prompt, transcript
-from cluegym.envs.undercover.rules import (
-    SILENCE, UndercoverConfig, UndercoverRules, UndercoverState, metrics, parse_beliefs,
-)
+from cluegym.envs.undercover.rules import UndercoverRules
+from cluegym.envs.undercover.word_pairs import load_word_pairs, random_vocabulary
 
 __all__ = [
     "UndercoverEnv", "env", "raw_env", "metrics", "random_vocabulary", "load_word_pairs", "DEFAULT_AGENTS",
@@ -85,67 +94,6 @@ DEFAULT_AGENTS: dict[str, str] = {"*": "glove"}
 WORD_MAX_CHARS = 60
 BELIEFS_MAX_CHARS = 2000
 PHASES: tuple[str, ...] = ("speak", "vote", "over")
-
-
-@functools.lru_cache(maxsize=None)
-def _shipped_pairs() -> dict[str, tuple[tuple[str, str], ...]]:
-    ref = resources.files("cluegym.envs.undercover") / "data" / "word_pairs.json"
-    data = json.loads(ref.read_text(encoding="utf-8"))
-    return {theme: tuple((a, b) for a, b in pairs) for theme, pairs in data["themes"].items()}
-
-
-def load_word_pairs(
-    value: str | Path | Sequence[Sequence[str]] | None = None, themes: str | Sequence[str] | None = None
-) -> tuple[tuple[str, str], ...]:
-    """Resolve the ``word_pairs`` option into a tuple of ``(word, word)`` pairs.
-
-    Args:
-        value: None for CoMet's 200 shipped pairs; a path to a JSON file (``{"themes": {name:
-            [[a, b], ...]}}`` or a plain list of pairs) or a text file with one ``a, b`` pair
-            per line (``#`` comments); or a list of pairs.
-        themes: restrict the shipped (or JSON) pairs to these themes, e.g. ``"animals"``.
-
-    Raises:
-        FileNotFoundError: the path does not exist. ValueError: a malformed or empty list.
-    """
-    by_theme: dict[str, Sequence[Sequence[str]]]
-    if value is None:
-        by_theme = dict(_shipped_pairs())
-    elif isinstance(value, (str, Path)):
-        path = Path(value)
-        if not path.is_file():
-            raise FileNotFoundError(f"word-pair list {str(path)!r} does not exist")
-        text = path.read_text(encoding="utf-8")
-        if path.suffix == ".json":
-            data = json.loads(text)
-            by_theme = data["themes"] if isinstance(data, dict) else {"all": data}
-        else:
-            rows = [ln.split(",") for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-            by_theme = {"all": rows}
-    else:
-        by_theme = {"all": value}
-    if themes is not None:
-        wanted = [themes] if isinstance(themes, str) else list(themes)
-        unknown = sorted(set(wanted) - set(by_theme))
-        if unknown:
-            raise ValueError(f"unknown theme {', '.join(unknown)}; themes: {', '.join(sorted(by_theme))}")
-        by_theme = {t: by_theme[t] for t in wanted}
-    pairs: list[tuple[str, str]] = []
-    for theme, rows in by_theme.items():
-        for row in rows:
-            words = [str(w).strip().lower() for w in row]
-            if len(words) != 2 or not all(words) or words[0] == words[1]:
-                raise ValueError(f"word pair {list(row)!r} in {theme!r} is not two different words")
-            pairs.append((words[0], words[1]))
-    if not pairs:
-        raise ValueError("the word-pair list is empty")
-    return tuple(pairs)
-
-
-def random_vocabulary() -> tuple[str, ...]:
-    """Every single word of the shipped pairs (the random agent describes with one of them)."""
-    words = {w for pairs in _shipped_pairs().values() for pair in pairs for w in pair if " " not in w}
-    return tuple(sorted(words))
 
 
 class UndercoverEnv(ClueGameEnv):
@@ -215,9 +163,7 @@ class UndercoverEnv(ClueGameEnv):
                 ),
             },
         )
-        self.rules = UndercoverRules(self.game_config)
-        self.possible_agents = [seat_name(i) for i in range(num_players)]
-        self._index = {seat: i for i, seat in enumerate(self.possible_agents)}
+        self.rules = UndercoverRules(self.game_config, self.word_pairs, self.undercover_seats)
         cfg = self.game_config
         self.prompt_max_chars = 4000 + cfg.max_rounds * (120 + num_players * (cfg.max_description_chars + 50))
         self.observation_spaces = {seat: self._observation_space() for seat in self.possible_agents}
@@ -229,8 +175,6 @@ class UndercoverEnv(ClueGameEnv):
             })
             for seat in self.possible_agents
         }
-        self.state: UndercoverState | None = None
-        self._beliefs_note: tuple[str, str] | None = None
 
     def _observation_space(self) -> gymnasium.spaces.Dict:
         cfg = self.game_config
@@ -251,22 +195,10 @@ class UndercoverEnv(ClueGameEnv):
         })
 
     # ------------------------------------------------------------------ hooks
-    def _new_game(self, rng: np.random.Generator, options: dict[str, Any] | None) -> None:
-        options = options or {}
-        self.state = self.rules.new_game(
-            rng, self.word_pairs, words=options.get("words"),
-            undercover=options.get("undercover", self.undercover_seats),
-        )
-        self._beliefs_note = None
-
-    def _to_move(self) -> str | None:
-        player = self.rules.to_move(self.state)
-        return None if player is None else self.possible_agents[player]
-
     def _observe(self, agent: str) -> dict[str, Any]:
         state, cfg = self.state, self.game_config
         n, r = cfg.num_players, cfg.max_rounds
-        p = self._index[agent]
+        p = self.rules.seat_index(agent)
         descriptions = [[""] * n for _ in range(r)]
         votes = np.full((r, n), -1, dtype=np.int64)
         rounds = [(rec.round, rec.descriptions, rec.votes) for rec in state.history]
@@ -283,7 +215,7 @@ class UndercoverEnv(ClueGameEnv):
         for player, rnd in state.eliminated_round.items():
             eliminated[player] = rnd
         return {
-            "prompt": full_prompt(p, state, cfg, self.rules.to_move(state)),
+            "prompt": full_prompt(p, state, cfg, self.rules.player_to_move(state)),
             "word": state.word_of(p),
             "player": p,
             "team_sizes": np.array([cfg.num_civilians, cfg.num_undercover], dtype=np.int64),
@@ -297,22 +229,20 @@ class UndercoverEnv(ClueGameEnv):
             "vote_mask": self.rules.vote_mask(state, p),
         }
 
-    def _action_mask(self, agent: str) -> dict[str, Any]:
-        return {"vote": self.rules.vote_mask(self.state, self._index[agent]), "description": None, "beliefs": None}
-
     def _info(self, agent: str) -> dict[str, Any]:
         info: dict[str, Any] = {"phase": self.state.phase}
         if self.state.history:
             info["last_round"] = self.state.history[-1].as_dict()
-        if self._beliefs_note is not None and self._beliefs_note[0] == agent:
-            info["beliefs_error"] = self._beliefs_note[1]
+        unreadable = self.state.unreadable_beliefs
+        if unreadable is not None and unreadable[0] == agent:
+            info["beliefs_error"] = unreadable[1]
         return info
 
     def _bare_text_key(self, agent: str) -> str | None:
         return "description" if self.state.phase == "speak" else None
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
-        state, p = self.state, self._index[agent]
+        state, p = self.state, self.rules.seat_index(agent)
         phase = state.phase
         if isinstance(action, Mapping):
             unknown = [key for key in action if key not in ("description", "vote", "beliefs")]
@@ -346,37 +276,6 @@ class UndercoverEnv(ClueGameEnv):
             return {"description": SILENCE, "beliefs": None}, f"description replaced by {SILENCE!r}"
         return {"vote": None, "beliefs": None}, "no vote counted"
 
-    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
-        state, p = self.state, self._index[agent]
-        events: list[dict[str, Any]] = []
-        self._beliefs_note = None
-        beliefs, beliefs_error = action.get("beliefs"), action.get("beliefs_error")
-        if beliefs is not None:
-            entry = self.rules.record_beliefs(state, p, beliefs)
-            events.append({"type": "beliefs", **{k: v for k, v in entry.items() if k != "role"}})
-        elif beliefs_error is not None:
-            self._beliefs_note = (agent, beliefs_error)
-            events.append({"type": "beliefs_unreadable", "player": agent, "reason": beliefs_error})
-        if state.phase == "speak":
-            self.rules.speak(state, p, action["description"])
-            events.insert(0, {"type": "description", "player": agent, "round": state.round,
-                              "text": state.descriptions[p]})
-            return events
-        self.rules.vote(state, p, action["vote"])
-        events.insert(0, {"type": "vote", "player": agent, "round": state.round})
-        if self.rules.next_voter(state) is None:
-            record = self.rules.resolve_votes(state, self.rng)
-            events.append({"type": "round_over", **record.as_dict()})
-            if state.phase == "over":
-                events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
-        return events
-
-    def _final_rewards(self) -> dict[str, float]:
-        return self.rules.rewards(self.state)
-
-    def _result(self) -> dict[str, Any]:
-        return self.rules.result(self.state)
-
     def _render_text(self) -> str:
         state, cfg = self.state, self.game_config
         roles = ", ".join(
@@ -398,7 +297,7 @@ def raw_env(**kwargs: Any) -> UndercoverEnv:
     return UndercoverEnv(**kwargs)
 
 
-def env(**kwargs: Any):
+def env(**kwargs: Any) -> Any:
     """:class:`UndercoverEnv` with PettingZoo's order-enforcing wrapper."""
     return wrap(raw_env(**kwargs))
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import quote_text
-from cluegym.envs.undercover.rules import RoundRecord, UndercoverConfig, UndercoverState
+from cluegym.envs.undercover.config import UndercoverConfig
+from cluegym.envs.undercover.state import RoundRecord, UndercoverState
 
 _TIMEOUT_TEXT = {
     "civilians": "the civilians win",
@@ -79,9 +80,10 @@ def transcript(state: UndercoverState) -> str:
     if state.phase in ("speak", "vote"):
         lines += _round_lines(None, state.order, state.descriptions, state.round + 1)
         if state.phase == "vote":
+            # No count of the votes cast: the voters vote at once (one simultaneous block), so
+            # a voter's view must not change while the others vote.
             lines.append(
-                f"  Voting: {len(state.votes)} of {len(state.living())} players have voted; "
-                "votes are revealed when everyone has voted."
+                "  Voting: every player still in the game votes; the votes are revealed when everyone has voted."
             )
     lines.append(f"Still in the game: {', '.join(seat_name(p) for p in state.living())}.")
     return "\n".join(lines) + "\n"
@@ -95,7 +97,12 @@ BELIEFS_HELP = (
 
 
 def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: int | None) -> str:
-    """What the seat is asked now (or what it waits for, or how the game ended)."""
+    """What the seat is asked now (or what it waits for, or how the game ended).
+
+    While voting, every living player that has not voted yet is asked for its vote (the
+    votes are simultaneous, whoever the AEC env asks first), so its view is the same before
+    and after the others vote.
+    """
     name = seat_name(seat)
     if state.phase == "over":
         winner = {"civilians": "the civilians won", "undercover": "the undercover players won"}.get(
@@ -114,9 +121,10 @@ def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: i
     if not state.alive[seat]:
         return f"You were eliminated in round {state.eliminated_round[seat] + 1}; your team plays on without you."
     round_text = f"Round {state.round + 1} of at most {cfg.max_rounds}"
-    if to_move != seat:
-        doing = "speak" if state.phase == "speak" else "vote"
-        return f"{round_text}: waiting for {seat_name(to_move) if to_move is not None else 'the others'} to {doing}."
+    if state.phase == "vote" and seat in state.votes:
+        return f"{round_text}: you have voted; the votes are revealed when every player has voted."
+    if state.phase == "speak" and to_move != seat:
+        return f"{round_text}: waiting for {seat_name(to_move) if to_move is not None else 'the others'} to speak."
     if state.phase == "speak":
         return (
             f"{round_text}: it is your turn to speak. Describe your word '{state.word_of(seat)}' in one sentence "

@@ -1,11 +1,11 @@
-"""PettingZoo conformance of every registered game: api_test, seed_test, parallel where offered."""
+"""PettingZoo conformance of every registered game: api_test, seed_test (AEC and parallel)."""
 
 from __future__ import annotations
 
 import warnings
 
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import cluegym
 from cluegym.envs.core.seats import seat_name
@@ -34,17 +34,22 @@ def test_seed(game_id):
 
 
 @pytest.mark.parametrize("game_id", GAMES)
-def test_parallel_api_where_offered(game_id):
+def test_parallel_api(game_id):
     module = cluegym.env_module(game_id)
-    if not hasattr(module, "parallel_env"):
-        pytest.skip(f"{game_id} has no parallel view")
-    parallel_api_test(module.parallel_env(), num_cycles=60)
+    env = module.parallel_env()
+    assert env.metadata["is_parallelizable"] and not module.env().metadata["is_parallelizable"]
+    parallel_api_test(env, num_cycles=400)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_parallel_seed(game_id):
+    parallel_seed_test(cluegym.env_module(game_id).parallel_env, num_cycles=60)
 
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_registry_exposes_game_module_contract(game_id):
     module = cluegym.env_module(game_id)
-    for name in ("env", "raw_env", "metrics", "DEFAULT_AGENTS"):
+    for name in ("env", "raw_env", "parallel_env", "metrics", "DEFAULT_AGENTS"):
         assert hasattr(module, name), f"{game_id} module lacks {name}"
     env = cluegym.make(game_id.rsplit("_v", 1)[0])
     assert env.metadata["name"] == game_id

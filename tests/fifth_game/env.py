@@ -27,7 +27,7 @@ from cluegym.envs.core.base import ClueGameEnv, wrap
 from cluegym.envs.core.spaces import mask_space, text_space
 from cluegym.envs.core.text import quote_text
 
-from .rules import NO_HINT, SEATS, GuessConfig, GuessRules, GuessState, metrics
+from .rules import NO_HINT, GuessConfig, GuessRules, metrics
 
 __all__ = ["GuessEnv", "env", "raw_env", "metrics", "DEFAULT_AGENTS"]
 
@@ -55,7 +55,6 @@ class GuessEnv(ClueGameEnv):
         self.rules = GuessRules(GuessConfig(max_number, max_rounds, max_hint_chars))
         super().__init__(max_retries=max_retries, render_mode=render_mode, record_observations=record_observations,
                          config={"max_number": max_number, "max_rounds": max_rounds, "max_hint_chars": max_hint_chars})
-        self.possible_agents = list(SEATS)
         number = gymnasium.spaces.Discrete(max_number, start=1)
         shared = {"prompt": text_space(1000 + max_rounds * (max_hint_chars + 60)),
                   "round": gymnasium.spaces.Discrete(max_rounds + 1), "low": number, "high": number}
@@ -65,13 +64,6 @@ class GuessEnv(ClueGameEnv):
                                               "action_mask": mask_space(max_number)}),
         }
         self.action_spaces = {"hinter": text_space(max_hint_chars, min_length=1), "guesser": number}
-        self.state: GuessState | None = None
-
-    def _new_game(self, rng: Any, options: dict[str, Any] | None) -> None:
-        self.state = self.rules.new_game(rng)
-
-    def _to_move(self) -> str | None:
-        return self.rules.to_move(self.state)
 
     def _observe(self, agent: str) -> dict[str, Any]:
         state = self.state
@@ -81,7 +73,7 @@ class GuessEnv(ClueGameEnv):
             obs["secret"] = state.secret
         else:
             obs["hint"] = state.hints[-1] if state.hints else ""
-            obs["action_mask"] = self.rules.legal_mask(state)
+            obs["action_mask"] = self.rules.legal_mask(state, agent)
         return obs
 
     def _prompt(self, agent: str) -> str:
@@ -117,19 +109,10 @@ class GuessEnv(ClueGameEnv):
         action = self.rules.fallback(self.state, agent)
         return action, ("hint replaced by " + repr(NO_HINT) if agent == "hinter" else f"guessed {action}")
 
-    def _apply_action(self, agent: str, action: Any) -> list[dict[str, Any]]:
-        return self.rules.apply(self.state, agent, action)
-
-    def _final_rewards(self) -> dict[str, float]:
-        return self.rules.rewards(self.state)
-
-    def _result(self) -> dict[str, Any]:
-        return self.rules.result(self.state)
-
     def _render_text(self) -> str:
         state = self.state
         rounds = [f"  hint {quote_text(h)} -> guess {g}" for h, g in zip(state.hints, state.guesses)]
-        outcome = "found" if state.found else ("not found" if self._to_move() is None else "playing")
+        outcome = "found" if state.found else ("not found" if self.game_over else "playing")
         return "\n".join([f"Guess the number - secret {state.secret}", *rounds, f"  {outcome}"])
 
 

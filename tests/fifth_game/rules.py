@@ -7,17 +7,20 @@ both win (+1 each); otherwise both get 0.
 
 Example:
     >>> rules = GuessRules(GuessConfig(max_number=20))
-    >>> state = rules.new_game(np.random.default_rng(0))
-    >>> rules.apply(state, "hinter", "a bit more than ten")
-    >>> rules.apply(state, "guesser", 11)
+    >>> rng = np.random.default_rng(0)
+    >>> state = rules.new_game(rng)
+    >>> rules.apply(state, "hinter", "a bit more than ten", rng)
+    >>> rules.apply(state, "guesser", 11, rng)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
+
+from cluegym.envs.core.rules import GameRules
 
 SEATS: tuple[str, str] = ("hinter", "guesser")
 #: The hint given in place of one rejected too often (the fallback).
@@ -54,13 +57,15 @@ class GuessState:
     found: bool = False
 
 
-class GuessRules:
-    """The rules' verbs: new game, to move, legal mask, action error, apply, rewards, result."""
+class GuessRules(GameRules[GuessState]):
+    """The rules protocol's verbs, plus the env's two helpers (action error, fallback)."""
+
+    seats = SEATS
 
     def __init__(self, config: GuessConfig) -> None:
         self.config = config
 
-    def new_game(self, rng: np.random.Generator) -> GuessState:
+    def new_game(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> GuessState:
         return GuessState(secret=int(rng.integers(1, self.config.max_number + 1)), low=1, high=self.config.max_number)
 
     def to_move(self, state: GuessState) -> str | None:
@@ -68,10 +73,15 @@ class GuessRules:
             return None
         return "hinter" if len(state.hints) == len(state.guesses) else "guesser"
 
-    def legal_mask(self, state: GuessState) -> np.ndarray:
-        """The guesser's legal numbers (index ``i`` is number ``i + 1``): those not guessed yet."""
-        mask = np.ones(self.config.max_number, dtype=np.int8)
-        mask[[g - 1 for g in state.guesses]] = 0
+    def legal_mask(self, state: GuessState, seat: str) -> np.ndarray | None:
+        """The guesser's legal numbers (index ``i`` is number ``i + 1``): those not guessed
+        yet, all zero when it is not the guesser's turn; the hinter's action is text (None)."""
+        if seat == "hinter":
+            return None
+        mask = np.zeros(self.config.max_number, dtype=np.int8)
+        if self.to_move(state) == "guesser":
+            mask[:] = 1
+            mask[[g - 1 for g in state.guesses]] = 0
         return mask
 
     def action_error(self, state: GuessState, seat: str, action: Any) -> str | None:
@@ -92,7 +102,7 @@ class GuessRules:
             return NO_HINT
         return next(n for n in range(state.low, state.high + 1) if n not in state.guesses)
 
-    def apply(self, state: GuessState, seat: str, action: Any) -> list[dict[str, Any]]:
+    def apply(self, state: GuessState, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:
         """Apply a valid action; return its events."""
         if seat == "hinter":
             state.hints.append(action)

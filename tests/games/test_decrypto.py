@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 import cluegym
-from cluegym.envs.core.record import ReplayMismatch, replay, transcript
+from cluegym.agents.random_agent import RandomAgent
+from cluegym.envs.core.record import ReplayMismatch, digest, replay, transcript
 from cluegym.envs.decrypto.env import CODES, DecryptoEnv, raw_env
-from cluegym.envs.decrypto.rules import PASS_HINT, DecryptoConfig, DecryptoRules, metrics
+from cluegym.envs.decrypto.rules import PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, metrics
 
 KEYWORDS = ["guitar", "horse", "castle", "apple"]
 GOLDEN = Path(__file__).parent / "golden" / "decrypto_seed7.txt"
@@ -223,6 +224,77 @@ def test_metrics():
     m = metrics(results)
     assert m["games"] == 2 and m["encoder_win_rate"] == 0.5 and m["avg_turns"] == 5.0
     assert m["miscommunication_end_rate"] == 0.5 and m["miscommunication_rate"] == pytest.approx(3 / 10)
+
+
+def test_protocol_verbs_play_a_whole_game():
+    """new_game/to_move/legal_mask/apply/rewards/result alone, no env: the result is what was played."""
+    rules = DecryptoRules(DecryptoConfig(max_turns=5))
+    rng = np.random.default_rng(3)
+    state = rules.new_game(rng, {"keywords": KEYWORDS})
+    assert state.keywords == tuple(KEYWORDS) and rules.to_move(state) == "alice"
+    played: list[tuple] = []
+    while (seat := rules.to_move(state)) is not None:
+        for other in SEATS:
+            mask = rules.legal_mask(state, other)
+            if other == "alice":
+                assert mask is None
+            else:  # only a seat still to guess this turn has legal codes
+                assert mask.any() == (other in rules.simultaneous(state))
+        if seat == "alice":
+            code, hints = state.code, ("music", "saddle", "tower")
+            events = rules.apply(state, seat, hints, rng)
+            assert events == [{"type": "hints", "turn": len(played), "hints": list(hints)}]
+            guesses = {}
+            continue
+        legal = np.flatnonzero(rules.legal_mask(state, seat))
+        # Bob is right on even turns; Eve guesses at random among the legal codes.
+        index = rules.code_index[code] if seat == "bob" and len(played) % 2 == 0 else int(rng.choice(legal))
+        guesses[seat] = CODES[index]
+        events = rules.apply(state, seat, index, rng)
+        if seat == "eve":
+            assert events[1]["type"] == "reveal" and events[1]["code"] == list(code)
+            played.append((code, guesses["bob"], guesses["eve"]))
+    result = rules.result(state)
+    assert [(tuple(t["code"]), tuple(t["bob_guess"]), tuple(t["eve_guess"])) for t in result["history"]] == played
+    misses = sum(bob != code for code, bob, _ in played)
+    catches = sum(eve == code for code, _, eve in played)
+    assert (result["miscommunications"], result["interceptions"]) == (misses, catches)
+    assert len({code for code, _, _ in played}) == len(played)  # codes never recur
+    expected = "interceptor" if misses >= 2 or catches >= 2 else "encoders"
+    assert result["winner"] == expected and result["turns"] == len(played)
+    sign = 1.0 if expected == "encoders" else -1.0
+    assert rules.rewards(state) == {"alice": sign, "bob": sign, "eve": -sign}
+    assert all(not rules.legal_mask(state, seat).any() for seat in ("bob", "eve"))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_simultaneous_block_is_what_the_aec_env_asks_next(seed):
+    """Each block is the next seats the AEC env asks, in order; a later member's observation
+    does not change when an earlier member acts (Eve never sees Bob's guess)."""
+    env = cluegym.make("decrypto", max_retries=1)
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    agents = {seat: RandomAgent("decrypto", seat, env.action_space(seat), seed=seed) for seat in SEATS}
+    pending: list[str] = []
+    waiting: dict[str, str] = {}
+    pairs = 0
+    for seat in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            assert not pending
+            env.step(None)
+            continue
+        if not pending:
+            pending = list(raw.rules.simultaneous(raw.state))
+            pairs += len(pending) > 1
+            waiting = {member: digest(env.observe(member)) for member in pending[1:]}
+        assert seat == pending[0] and raw.rules.simultaneous(raw.state) == tuple(pending)
+        if seat in waiting:
+            assert digest(observation) == waiting[seat]
+        env.step(agents[seat].act(observation, info))
+        if "events" in raw.game_record()["steps"][-1]:  # accepted (or its fallback applied)
+            pending.pop(0)
+    assert pairs > 0
 
 
 def _golden_transcript() -> str:

@@ -12,12 +12,13 @@ from PIL import Image
 
 import cluegym
 from cluegym.agents import run_match
-from cluegym.envs.core.record import replay, transcript
+from cluegym.envs.core.record import digest, replay, transcript
 from cluegym.envs.dixit.deck import DeckError
 from cluegym.envs.dixit.env import DixitEnv, raw_env
-from cluegym.envs.dixit.rules import (
-    PASS_CLUE, DixitConfig, DixitRules, metrics, preset_config, score_round,
-)
+from cluegym.envs.dixit.config import DixitConfig, preset_config
+from cluegym.envs.dixit.metrics import metrics
+from cluegym.envs.dixit.rules import PASS_CLUE, DixitRules
+from cluegym.envs.dixit.scoring import score_round
 
 # Fixed hands (deck indices) for scripted games: seat p holds 10p .. 10p+3.
 HANDS = [[0, 1, 2, 3], [10, 11, 12, 13], [20, 21, 22, 23], [30, 31, 32, 33]]
@@ -43,7 +44,7 @@ def play_round(env: DixitEnv, slot: int = 0, clue: str = "a quiet storm", distra
         env.step({"card": distract})
     target = state.target
     for _ in range(env.game_config.num_players - 1):
-        seat = env._index[env.agent_selection]
+        seat = env.rules.seat_index(env.agent_selection)
         card = (votes or {}).get(seat, target)
         env.step({"card": candidate_of(env, card)})
 
@@ -136,28 +137,98 @@ def test_deck_too_small_for_the_hands(tmp_path: Path):
 
 # ----------------------------------------------------------------------- pure rules
 
+def card_ids(size: int) -> list[str]:
+    return [f"c{i:02d}" for i in range(size)]
+
+
 def test_rules_deal_order_and_hand_passing_without_the_env():
-    rules = DixitRules(DixitConfig(num_players=5, hand_size=3, num_rounds=4))
-    state = rules.new_game(np.random.default_rng(0), deck_size=30)
+    rules = DixitRules(DixitConfig(num_players=5, hand_size=3, num_rounds=4), card_ids(30))
+    state = rules.new_game(np.random.default_rng(0))
     dealt = [c for hand in state.hands for c in hand]
     assert len(set(dealt)) == 15 and len(state.draw_pile) == 15 and not set(dealt) & set(state.draw_pile)
-    assert rules.to_move(state) == 0 and rules.listeners(state) == [1, 2, 3, 4]
+    assert rules.seat_to_move(state) == 0 and state.listeners == [1, 2, 3, 4]
     rules.tell(state, 1, "storm")
     rng = np.random.default_rng(1)
     for p in (1, 2, 3, 4):
-        assert rules.to_move(state) == p
+        assert rules.seat_to_move(state) == p
         rules.distract(state, p, 0, rng)
     assert state.phase == "vote" and len(state.candidates) == 5
     for p in (1, 2, 3, 4):
         legal = np.flatnonzero(rules.card_mask(state, p))
         assert state.own_candidate(p) not in legal
         record = rules.vote(state, p, int(legal[0]))
-    assert record is not None and state.round == 1 and rules.to_move(state) == 1
+    assert record is not None and state.round == 1 and rules.to_move(state) == "player_1"
     before = [list(h) for h in state.hands]
     rules.pass_hands(state)  # 5 players: every hand moves 2 seats on
     assert state.hands == [before[(p - 2) % 5] for p in range(5)]
     with pytest.raises(RuntimeError):
         rules.vote(state, 1, 0)
+
+
+# ----------------------------------------------------------------------- rules protocol
+
+def test_a_game_through_the_protocol_verbs_scores_what_was_applied():
+    """new_game/to_move/legal_mask/apply/step_rewards/rewards/result alone, to the end: each
+    round's result holds the cards and votes applied, and the rewards add up to the scores."""
+    rules = DixitRules(DixitConfig(num_rounds=6), card_ids(40), deck_name="test deck")
+    rng = np.random.default_rng(7)
+    state = rules.new_game(rng)
+    totals = dict.fromkeys(rules.seats, 0.0)
+    applied: list[dict[str, object]] = []
+    while (seat := rules.to_move(state)) is not None:
+        p = rules.seat_index(seat)
+        legal = np.flatnonzero(rules.legal_mask(state, seat)["card"])
+        card = int(rng.choice(legal))
+        if state.phase == "story":
+            applied.append({"target": state.hands[p][card], "played": {}, "votes": {}})
+            action: dict[str, object] = {"card": card, "clue": f"  clue   {len(applied)} "}
+        elif state.phase == "distract":
+            applied[-1]["played"][p] = state.hands[p][card]
+            action = {"card": card}
+        else:
+            applied[-1]["votes"][p] = state.candidates[card]
+            action = {"card": card}
+        for other in rules.seats:  # only the block acting now has legal cards
+            assert rules.legal_mask(state, other)["card"].any() == (other in rules.simultaneous(state))
+        events = rules.apply(state, seat, action, rng)
+        assert events[0]["round"] == len(applied) - 1 and events[0].get("player", events[0].get("storyteller")) == seat
+        for other, reward in rules.step_rewards(state, events).items():
+            totals[other] += reward
+    for other, reward in rules.rewards(state).items():
+        totals[other] += reward
+    result = rules.result(state)
+    assert result["end_reason"] == "rounds" and len(result["rounds"]) == len(applied) == 6
+    assert [totals[seat] for seat in rules.seats] == result["scores"] == [
+        sum(r["points"][p] for r in result["rounds"]) for p in range(4)]
+    for r, mine in zip(result["rounds"], applied):
+        assert r["target"] == mine["target"] and r["clue"] == f"clue {r['round'] + 1}"
+        assert {p: r["played"][p] for p in mine["played"]} == mine["played"]
+        assert {p: r["votes"][p] for p in mine["votes"]} == mine["votes"]
+        assert sorted(r["candidates"]) == sorted(r["played"])
+    assert result["deck"] == "test deck" and result["winners"] == [
+        p for p, s in enumerate(result["scores"]) if s == max(result["scores"])]
+
+
+@pytest.mark.parametrize("seed, options", [(0, {}), (1, {"num_players": 3}), (2, {"num_players": 6, "hand_size": 3})])
+def test_simultaneous_blocks_are_what_the_aec_env_asks_next_and_hide_each_others_choices(seed, options):
+    """Each block (storyteller; distractors; votes) is exactly the seats the AEC env asks
+    next, in order, and a member's observation does not change while earlier members act."""
+    env = cluegym.make("dixit", num_rounds=4, **options)
+    env.reset(seed=seed)
+    raw, rng = env.unwrapped, np.random.default_rng(seed)
+    sizes = []
+    while not raw.game_over:
+        block = raw.rules.simultaneous(raw.state)
+        sizes.append(len(block))
+        views = {seat: digest(env.observe(seat)) for seat in block}
+        for seat in block:
+            assert env.agent_selection == seat
+            assert digest(env.observe(seat)) == views[seat]  # nothing of the earlier members' choices
+            legal = np.flatnonzero(env.observe(seat)["action_mask"]["card"])
+            env.step({"card": int(rng.choice(legal)), "clue": "a clue"})
+            assert "error" not in env.infos[seat]
+    n = raw.rules.config.num_players
+    assert sizes == [1, n - 1, n - 1] * 4
 
 
 # ----------------------------------------------------------------------- a scripted round

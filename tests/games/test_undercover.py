@@ -1,11 +1,13 @@
 """Undercover: rules by scripted games (ties, eliminations, wins, timeouts), hidden roles and
-votes, invalid descriptions and votes with their fallbacks, beliefs, metrics, conformance,
-and a seeded golden playthrough."""
+votes, invalid descriptions and votes with their fallbacks, the rules protocol's verbs alone
+and its simultaneous votes, conformance, and a seeded golden playthrough (belief reports and
+metrics: test_undercover_beliefs.py; options and word pairs: test_undercover_config.py)."""
 
 from __future__ import annotations
 
 import json
 import warnings
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -13,10 +15,12 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import cluegym
-from cluegym.envs.core.record import replay, transcript
+from cluegym.agents.random_agent import RandomAgent
+from cluegym.envs.core.record import digest, replay, transcript
 from cluegym.envs.undercover import env as undercover_env
-from cluegym.envs.undercover.env import UndercoverEnv, load_word_pairs, raw_env
-from cluegym.envs.undercover.rules import SILENCE, UndercoverConfig, metrics, parse_beliefs
+from cluegym.envs.undercover.config import SILENCE, UndercoverConfig
+from cluegym.envs.undercover.env import UndercoverEnv, raw_env
+from cluegym.envs.undercover.rules import UndercoverRules
 
 GOLDEN = Path(__file__).parent / "golden" / "undercover_seed3.txt"
 # Civilians player_0, player_1, player_2 ("bee"); undercover player_3, player_4 ("butterfly").
@@ -96,9 +100,10 @@ def test_votes_are_hidden_until_everyone_voted():
     env.step({"vote": 3})
     during = env.observe("player_4")
     assert (during["votes"] == -1).all() and "->" not in during["prompt"]
-    assert "2 of 5 players have voted" in during["prompt"]
-    # only the vote count and whom it waits for change, never a vote's content
-    assert before["prompt"].replace("0 of 5", "2 of 5").rsplit("\n", 1)[0] == during["prompt"].rsplit("\n", 1)[0]
+    # the votes are simultaneous: a voter's view (not even a count of the votes) does not
+    # change while the others vote, and it is asked for its vote all along
+    assert digest(during) == digest(before) and "Vote for the player" in during["prompt"]
+    assert "you have voted" in env.observe("player_0")["prompt"]
     env.step({"vote": 3})
     env.step({"vote": 0})
     env.step({"vote": 0})
@@ -242,8 +247,10 @@ def test_invalid_votes_rejected_then_no_vote(vote, reason):
 def test_action_forms_and_masks():
     env = new_env()
     seat = env.agent_selection
-    assert env.infos[seat]["action_mask"]["description"] is None
+    assert set(env.infos[seat]["action_mask"]) == {"vote"}  # the one discrete entry
     assert env.infos[seat]["action_mask"]["vote"].tolist() == [int(i != idx(seat)) for i in range(5)]
+    waiting = next(other for other in env.possible_agents if other != seat)
+    assert not env.infos[waiting]["action_mask"]["vote"].any()  # not its turn
     env.step("A bare string is a description.")
     assert "error" not in env.infos[seat]
     env.step({"description": "ok", "colour": "red"})
@@ -251,98 +258,6 @@ def test_action_forms_and_masks():
     env.step(["not", "a", "dict"])
     assert "must be a string" in env.infos[env.agent_selection]["error"]
     assert env.action_space(seat).contains({"description": "x", "vote": 1, "beliefs": ""})
-
-
-def test_beliefs_are_recorded_and_never_change_the_game():
-    def play(with_beliefs: bool) -> dict:
-        env = new_env()
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            me = int(obs["player"])
-            beliefs = json.dumps({"self": "civilian", "others": {f"player_{(me + 1) % 5}": "undercover", "player_3": "opponent"},
-                                  "other_word": "Butterflies"}) if with_beliefs else ""
-            vote = 3 if obs["alive"][3] and me != 3 else int(np.flatnonzero(obs["vote_mask"])[0])
-            env.step({"description": "It flies.", "vote": vote, "beliefs": beliefs})
-        return env.unwrapped.game_record()["result"]
-
-    with_b, without = play(True), play(False)
-    assert {k: v for k, v in with_b.items() if k != "beliefs"} == {k: v for k, v in without.items() if k != "beliefs"}
-    assert without["beliefs"] == []
-    first = with_b["beliefs"][0]
-    assert first["self_correct"] == (first["role"] == "civilian")
-    m = metrics([with_b])
-    assert m["belief_reports"] == len(with_b["beliefs"])
-    assert 0 <= m["self_identity_accuracy"] <= 1 and 0 <= m["others_identity_accuracy"] <= 1
-    # civilians guessing "Butterflies" for the other word are right (inflection ignored)
-    assert all(b["other_word_correct"] == (b["role"] == "civilian") for b in with_b["beliefs"])
-
-
-def test_unreadable_beliefs_are_recorded_not_rejected():
-    env = new_env()
-    seat = env.agent_selection
-    env.step({"description": "It flies.", "beliefs": "{not json"})
-    assert env.agent_selection != seat and "error" not in env.infos[seat]
-    assert "not JSON" in env.infos[seat]["beliefs_error"]
-    assert env.game_record()["steps"][-1]["events"][-1]["type"] == "beliefs_unreadable"
-    assert parse_beliefs('{"self": "spy"}', 5)[1].startswith("beliefs.self")
-    assert parse_beliefs('{"others": {"player_9": "civilian"}}', 5)[1].startswith("beliefs.others names")
-    assert parse_beliefs('{"others": {"2": "teammate", "player_1": "?"}}', 5)[1] is not None
-    assert parse_beliefs('{"others": {"2": "teammate", "player_1": "undecided"}}', 5)[0] == {
-        "others": {"2": "teammate", "1": "undecided"}}
-
-
-def test_metrics_balanced_and_per_seat():
-    def result(winner, undercover, rounds=3, beliefs=()):
-        roles = {f"player_{i}": "undercover" if i in undercover else "civilian" for i in range(5)}
-        return {"winner": winner, "end_reason": "undercover_eliminated" if winner == "civilians" else "one_civilian_left",
-                "rounds": rounds, "roles": roles, "eliminated": [], "ties": 1, "beliefs": list(beliefs)}
-
-    beliefs = [{"role": "civilian", "self_correct": True, "others_judged": 4, "others_correct": 3},
-               {"role": "undercover", "self_correct": False, "others_judged": 4, "others_correct": 1}]
-    results = [result("civilians", [3, 4], beliefs=beliefs), result("civilians", [0, 1]),
-               result("undercover", [3, 4]), result("civilians", [2, 3], rounds=5)]
-    m = metrics(results)
-    assert m["civilian_win_rate"] == 0.75 and m["undercover_win_rate"] == 0.25
-    assert m["balanced_win_rate"] == pytest.approx(0.5 - 0.0625)  # mean 0.5, variance 0.25^2
-    assert m["avg_rounds"] == 3.5 and m["tie_rate"] == pytest.approx(4 / 14)
-    assert m["seat_win_rate_undercover"]["player_3"] == pytest.approx(1 / 3)
-    assert m["seat_win_rate_civilian"]["player_0"] == pytest.approx(2 / 3)
-    assert m["seat_win_rate_undercover"]["player_0"] == 0.0  # player_0 was undercover once, and lost
-    assert m["seat_balanced_win_rate"]["player_0"] == pytest.approx(np.mean([2 / 3, 0]) - np.var([2 / 3, 0]))
-    assert m["self_identity_accuracy"] == 0.5 and m["others_identity_accuracy"] == 0.5
-    assert m["self_identity_accuracy_balanced"] == pytest.approx(0.5 - 0.25)
-    assert metrics([]) == {"games": 0}
-
-
-def test_config_validation_and_word_pairs(tmp_path):
-    pairs = load_word_pairs()
-    assert len(pairs) == 200 and len(load_word_pairs(themes="animals")) == 100
-    assert ("bee", "butterfly") in pairs and ("cow's milk", "goat's milk") in pairs
-    with pytest.raises(ValueError, match="num_undercover"):
-        UndercoverConfig(num_players=5, num_undercover=3)
-    with pytest.raises(ValueError, match="num_players"):
-        UndercoverConfig(num_players=2, num_undercover=1)
-    with pytest.raises(ValueError, match="timeout_winner"):
-        UndercoverConfig(timeout_winner="eve")
-    with pytest.raises(ValueError, match="theme"):
-        load_word_pairs(themes="cars")
-    with pytest.raises(FileNotFoundError):
-        raw_env(word_pairs=str(tmp_path / "missing.txt"))
-    with pytest.raises(ValueError, match="undercover_seats"):
-        raw_env(undercover_seats=[0])
-    text = tmp_path / "pairs.txt"
-    text.write_text("# mine\ncar, truck\nsun, moon\n")
-    env = raw_env(word_pairs=str(text), num_players=3, num_undercover=1, undercover_seats=[2])
-    env.reset(seed=0)
-    assert {env.state.civilian_word, env.state.undercover_word} in ({"car", "truck"}, {"sun", "moon"})
-    assert env.state.roles == ("civilian", "civilian", "undercover")
-    bad = tmp_path / "bad.txt"
-    bad.write_text("car, car\n")
-    with pytest.raises(ValueError, match="two different words"):
-        raw_env(word_pairs=str(bad))
 
 
 def test_three_players_one_vote_ends_it():
@@ -364,6 +279,91 @@ def test_pettingzoo_api_and_seed(kwargs):
         warnings.simplefilter("ignore", UserWarning)
         api_test(undercover_env.env(**kwargs), num_cycles=40)
         seed_test(lambda: undercover_env.env(**kwargs), num_cycles=40)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 4])  # the three ends: undercover out, timeout, one civilian left
+def test_protocol_verbs_play_a_whole_game(seed):
+    """new_game/to_move/legal_mask/apply/rewards/result alone, no env: the result is what was played."""
+    rules = UndercoverRules(UndercoverConfig(max_rounds=4), word_pairs=[("bee", "butterfly")])
+    rng, pick = np.random.default_rng(seed), np.random.default_rng(100 + seed)
+    state = rules.new_game(rng, {"words": WORDS, "undercover": UNDERCOVER})
+    alive = list(rules.seats)
+    played: list[tuple[dict, dict, str | None]] = []
+    said: dict[str, str] = {}
+    voted: dict[str, str] = {}
+    while (seat := rules.to_move(state)) is not None:
+        block = rules.simultaneous(state)
+        assert block[0] == seat
+        for other in rules.seats:  # only the acting block has legal votes: the other living players
+            expected = [int(other in block and s in alive and s != other) for s in rules.seats]
+            assert rules.legal_mask(state, other)["vote"].tolist() == expected
+        if len(said) < len(alive):
+            text = f"clue {len(played)} of {seat}"
+            events = rules.apply(state, seat, {"description": text}, rng)
+            assert events == [{"type": "description", "player": seat, "round": len(played), "text": text}]
+            said[seat] = text
+            continue
+        assert block == tuple(s for s in alive if s not in voted)  # every voter left, seat order
+        target = rules.seats[int(pick.choice(np.flatnonzero(rules.legal_mask(state, seat)["vote"])))]
+        events = rules.apply(state, seat, {"vote": rules.seat_index(target)}, rng)
+        assert events[0] == {"type": "vote", "player": seat, "round": len(played)}
+        voted[seat] = target
+        if len(voted) < len(alive):
+            assert len(events) == 1
+            continue
+        tally = Counter(voted.values()).most_common()
+        out = tally[0][0] if len(tally) == 1 or tally[0][1] > tally[1][1] else None
+        assert events[1]["type"] == "round_over" and events[1]["eliminated"] == out
+        played.append((said, voted, out))
+        alive = [s for s in alive if s != out]
+        said, voted = {}, {}
+    result = rules.result(state)
+    assert [(r["descriptions"], r["votes"], r["eliminated"]) for r in result["history"]] == played
+    assert result["survivors"] == alive
+    undercover_left = [s for s in alive if rules.seat_index(s) in UNDERCOVER]
+    civilians_left = len(alive) - len(undercover_left)
+    if not undercover_left:
+        expected = ("civilians", "undercover_eliminated")
+    elif civilians_left <= 1:
+        expected = ("undercover", "one_civilian_left")
+    else:
+        expected = ("civilians", "timeout")
+        assert len(played) == 4
+    assert (result["winner"], result["end_reason"]) == expected
+    assert rules.rewards(state) == {
+        s: 1.0 if (rules.seat_index(s) in UNDERCOVER) == (expected[0] == "undercover") else -1.0 for s in rules.seats
+    }
+    assert rules.simultaneous(state) == () and not any(rules.legal_mask(state, s)["vote"].any() for s in rules.seats)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_simultaneous_block_is_what_the_aec_env_asks_next(seed):
+    """Each block is the next seats the AEC env asks, in order, and a later voter's
+    observation does not change when an earlier one votes (it sees no vote before all voted)."""
+    env = cluegym.make("undercover", max_retries=1)
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    agents = {seat: RandomAgent("undercover", seat, env.action_space(seat), seed=seed) for seat in env.possible_agents}
+    pending: list[str] = []
+    waiting: dict[str, str] = {}
+    vote_blocks = 0
+    for seat in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            assert not pending and raw.rules.simultaneous(raw.state) == ()
+            env.step(None)
+            continue
+        if not pending:
+            pending = list(raw.rules.simultaneous(raw.state))
+            vote_blocks += len(pending) > 1
+            waiting = {member: digest(env.observe(member)) for member in pending[1:]}
+        assert seat == pending[0] and raw.rules.simultaneous(raw.state) == tuple(pending)
+        if seat in waiting:
+            assert digest(observation) == waiting[seat]
+        env.step(agents[seat].act(observation, info))
+        if "events" in raw.game_record()["steps"][-1]:  # accepted (or its fallback applied)
+            pending.pop(0)
+    assert vote_blocks > 0
 
 
 def _scripted(seed: int) -> dict:

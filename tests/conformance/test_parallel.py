@@ -1,0 +1,102 @@
+"""The parallel view plays the same games as the AEC env; action masks follow PettingZoo."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cluegym
+from cluegym.agents.random_agent import RandomAgent
+from cluegym.envs.core.record import digest
+
+GAMES = cluegym.game_ids()
+
+
+def _decide(game_id: str, env, seat: str, observation: dict, info: dict):
+    """A random legal-looking action that depends only on what the seat sees now (its
+    observation and retry count), so the AEC and parallel runs get the same actions even
+    though the parallel env asks a block member again after another member's retry."""
+    view = {key: value for key, value in observation.items() if key != "action_mask"}
+    key = f"{seat}|{digest(view)}|{info.get('retries_left')}".encode()
+    seed = int.from_bytes(hashlib.sha256(key).digest()[:8], "little")
+    return RandomAgent(game_id.rsplit("_v", 1)[0], seat, env.action_space(seat), seed=seed).act(observation, info)
+
+
+def _aec_record(game_id: str, seed: int) -> dict:
+    env = cluegym.env_module(game_id).env()
+    env.reset(seed=seed)
+    for seat in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else _decide(game_id, env, seat, observation, info))
+    return env.unwrapped.game_record()
+
+
+def _parallel_record(game_id: str, seed: int) -> tuple[dict, int]:
+    env = cluegym.env_module(game_id).parallel_env()
+    observations, infos = env.reset(seed=seed)
+    blocks = 0
+    while env.agents:
+        acting = [seat for seat in env.agents if infos[seat]["acting"]]
+        # the block is in the AEC env's order (Dixit's listeners start after the storyteller)
+        assert sorted(acting) == sorted(env.acting()) and acting
+        blocks += len(acting) > 1
+        actions = {seat: _decide(game_id, env, seat, observations[seat], infos[seat]) for seat in acting}
+        observations, _, terminations, _, infos = env.step(actions)
+    assert all(terminations.values())
+    return env.game_record(), blocks
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_parallel_and_aec_play_the_same_game(game_id):
+    simultaneous = 0
+    for seed in range(3):
+        record, blocks = _parallel_record(game_id, seed)
+        assert record == _aec_record(game_id, seed)
+        assert record["result"]
+        simultaneous += blocks
+    if game_id.split("_v")[0] in ("decrypto", "dixit", "undercover"):
+        assert simultaneous > 0, "the paper's simultaneous moves should act as blocks"
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_parallel_step_without_an_acting_seat_changes_nothing(game_id):
+    env = cluegym.env_module(game_id).parallel_env()
+    env.reset(seed=1)
+    before = env.game_record()
+    with pytest.raises(KeyError, match="no action for acting seat"):
+        env.step({})
+    assert env.game_record() == before
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_action_mask_is_in_the_observation_and_samples(game_id):
+    env = cluegym.env_module(game_id).env()
+    env.reset(seed=2)
+    raw = env.unwrapped
+    for seat in env.possible_agents:
+        observation = env.observe(seat)
+        space = env.observation_space(seat)
+        assert space.contains(observation), seat
+        if "action_mask" in space.spaces:
+            env.action_space(seat).sample(mask=observation["action_mask"])  # the PettingZoo use
+    seat = env.agent_selection
+    if "action_mask" in env.observation_space(seat).spaces:
+        mask = env.observe(seat)["action_mask"]
+        legal = raw.rules.legal_mask(raw.state, seat)
+        discrete = mask if isinstance(mask, np.ndarray) else {k: v for k, v in mask.items() if k in legal}
+        flat = discrete if isinstance(discrete, np.ndarray) else np.concatenate(list(discrete.values()))
+        assert flat.any(), "the seat to move has a legal discrete choice"
+
+
+def test_versioned_modules_import_as_modules():
+    code = "import cluegym.envs.decrypto_v0 as m; e = m.parallel_env(); print(type(e).__name__, m.env().metadata['name'])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["ParallelClueEnv", "decrypto_v0"]
+    from cluegym.envs import undercover_v0
+
+    assert importlib.import_module("cluegym.envs.undercover_v0") is undercover_v0

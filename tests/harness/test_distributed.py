@@ -1,0 +1,250 @@
+"""Distributed evaluation: a match played as Ray tasks writes the rows a local run writes, byte
+for byte, resumes from the same results file, and logs errored games the same way.
+
+Ray runs on this machine only: in-process (``address="local"``, 2 CPUs, no dashboard) or a head
+started with ``ray start --head --block`` on a free loopback port, stopped by signalling that
+process (never ``ray stop``, which would stop every Ray on the machine). conftest.py turns usage
+reports off and gives the session a random Ray token that keeps anyone else out of the cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from cluegym import harness
+from cluegym.agents import make_agent, run_match
+from cluegym.agents.random_agent import RandomAgent
+from cluegym.cli import main
+from cluegym.harness import AgentFactory, RayNotInstalledError, agent_seed
+
+#: Summary keys that a Ray run must reproduce (wall_s and games_per_s are timings).
+SAME_SUMMARY_KEYS = ("game", "seats", "games", "seed", "env", "metrics", "agent_stats", "seat_counters",
+                     "mean_return", "errored_games", "ok", "problems")
+#: The match the tests play: cheap random players, a seed of its own.
+SEATS = {"*": "random"}
+SEED = 11
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Any]:
+    """An in-process Ray on this machine (2 CPUs) that run_match(ray_address=...) reuses."""
+    ray = pytest.importorskip("ray")
+    with pytest.MonkeyPatch.context() as patch:
+        # Ray switches token mode on for a new local cluster by setting RAY_AUTH_MODE in the
+        # environment; undone after the module (setenv first records the variable's state).
+        patch.setenv("RAY_AUTH_MODE", "token")
+        patch.delenv("RAY_AUTH_MODE")
+        ray.init(address="local", num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1")
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
+
+
+def sorted_lines(path: Path) -> list[str]:
+    """The file's lines, by game index."""
+    return sorted(path.read_text().splitlines(), key=lambda line: json.loads(line)["index"])
+
+
+def finished_lines(path: Path) -> dict[int, str]:
+    """Game index -> the line of its finished row."""
+    rows = {}
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        if "record" in row:
+            rows[row["index"]] = line
+    return rows
+
+
+def same_summary(summary: dict[str, Any]) -> dict[str, Any]:
+    """The part of a summary that does not depend on timing, as JSON would hold it."""
+    return json.loads(json.dumps({key: summary[key] for key in SAME_SUMMARY_KEYS}))
+
+
+def breaking_factory(match_seed: int, broken_game: int, how: str) -> AgentFactory:
+    """make_agent, plus a ``breaker`` agent that breaks game ``broken_game`` when reset: it raises
+    (``how="raise"``) or kills its process (``how="exit"``, a dying Ray worker). Built in a
+    function so that Ray pickles it by value: the workers cannot import this test module."""
+    broken_seeds = {agent_seed(match_seed, broken_game, seat) for seat in range(8)}
+
+    class ResetBreaker(RandomAgent):
+        def reset(self, seed: int | None = None) -> None:
+            super().reset(seed)
+            if seed in broken_seeds:
+                if how == "exit":
+                    os._exit(1)
+                raise RuntimeError(f"reset broke with seed {seed}")
+
+    def factory(spec: str, *, game: str, seat: str, action_space: Any, seed: int | None = None) -> Any:
+        if spec == "breaker":
+            return ResetBreaker(game, seat, action_space, seed=seed)
+        return make_agent(spec, game=game, seat=seat, action_space=action_space, seed=seed)
+
+    return factory
+
+
+def test_ray_rows_and_summary_equal_a_local_run(ray_cluster, tmp_path):
+    seen: dict[int, dict[str, Any]] = {}
+    local = run_match("decrypto", SEATS, games=6, seed=SEED, results_path=tmp_path / "local.jsonl", progress=False)
+    remote = run_match("decrypto", SEATS, games=6, seed=SEED, results_path=tmp_path / "ray.jsonl", progress=False,
+                       ray_address="local", on_game=lambda index, record: seen.update({index: record}))
+    assert sorted_lines(tmp_path / "ray.jsonl") == sorted_lines(tmp_path / "local.jsonl")
+    assert same_summary(remote) == same_summary(local) and remote["ok"]
+    # on_game sees every game's record in the driver, as in a local run
+    local_records = {json.loads(line)["index"]: json.loads(line)["record"] for line in sorted_lines(tmp_path / "local.jsonl")}
+    assert sorted(seen) == list(range(6)) and json.loads(json.dumps(seen[3])) == local_records[3]
+
+
+def test_ray_run_resumes_a_results_file(ray_cluster, tmp_path):
+    run_match("decrypto", SEATS, games=5, seed=SEED, results_path=tmp_path / "local.jsonl", progress=False)
+    local = finished_lines(tmp_path / "local.jsonl")
+    # a partial file: games 0 and 3 finished, game 1 errored; a resumed run plays 1, 2 and 4 only
+    errored = json.loads(local[1])
+    errored.pop("record")
+    errored["error"] = "RuntimeError: earlier failure"
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text(local[0] + "\n" + json.dumps(errored) + "\n" + local[3] + "\n")
+    summary = run_match("decrypto", SEATS, games=5, seed=SEED, results_path=partial, progress=False,
+                        ray_address="local")
+    lines = partial.read_text().splitlines()
+    assert len(lines) == 3 + 3  # nothing already finished was played again
+    assert finished_lines(partial) == local
+    assert summary["games"] == 5 and summary["errored_games"]["count"] == 0
+
+
+def test_a_stopped_ray_run_keeps_its_games_and_resumes(ray_cluster, tmp_path):
+    run_match("decrypto", SEATS, games=6, seed=SEED, results_path=tmp_path / "local.jsonl", progress=False)
+
+    def stop(index: int, record: dict[str, Any]) -> None:
+        raise KeyboardInterrupt  # Ctrl-C in the driver as the first game comes back
+
+    results = tmp_path / "ray.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        run_match("decrypto", SEATS, games=6, seed=SEED, results_path=results, progress=False,
+                  ray_address="local", on_game=stop)
+    kept = len(results.read_text().splitlines())
+    assert 1 <= kept < 6
+    run_match("decrypto", SEATS, games=6, seed=SEED, results_path=results, progress=False, ray_address="local")
+    assert len(results.read_text().splitlines()) == 6  # the kept games were not played again
+    assert sorted_lines(results) == sorted_lines(tmp_path / "local.jsonl")
+
+
+def test_an_errored_game_is_the_same_row_on_ray(ray_cluster, tmp_path):
+    factory = breaking_factory(SEED, broken_game=2, how="raise")
+    seats = {"alice": "breaker", "*": "random"}
+    local = harness.run_match("decrypto", seats, make_agent=factory, games=4, seed=SEED,
+                           results_path=tmp_path / "local.jsonl", progress=False)
+    remote = harness.run_match("decrypto", seats, make_agent=factory, games=4, seed=SEED,
+                            results_path=tmp_path / "ray.jsonl", progress=False, ray_address="local")
+    assert sorted_lines(tmp_path / "ray.jsonl") == sorted_lines(tmp_path / "local.jsonl")
+    assert same_summary(remote) == same_summary(local)
+    assert remote["errored_games"]["games"] == [{"index": 2, "error": f"RuntimeError: reset broke with seed "
+                                                                       f"{agent_seed(SEED, 2, 0)}"}]
+
+
+def test_a_dead_worker_errors_its_game_only(ray_cluster, tmp_path):
+    factory = breaking_factory(SEED, broken_game=1, how="exit")
+    summary = harness.run_match("decrypto", {"alice": "breaker", "*": "random"}, make_agent=factory, games=3,
+                             seed=SEED, results_path=tmp_path / "ray.jsonl", progress=False, ray_address="local")
+    assert summary["games"] == 2 and not summary["ok"]
+    [errored] = summary["errored_games"]["games"]
+    assert errored["index"] == 1 and errored["error"].startswith("Ray task failed: ")
+    assert sorted(json.loads(line)["index"] for line in (tmp_path / "ray.jsonl").read_text().splitlines()) == [0, 1, 2]
+
+
+def test_missing_ray_is_one_line_naming_the_extra(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if not installed
+    results = tmp_path / "games.jsonl"
+    with pytest.raises(RayNotInstalledError, match=r"pip install 'cluegym\[rllib\]'"):
+        run_match("decrypto", SEATS, games=2, results_path=results, progress=False, ray_address="local")
+    assert not results.exists()  # failed before anything was written
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "decrypto", "--ray-address", "auto", "--no-progress"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "pip install 'cluegym[rllib]'" in err
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_line(process: subprocess.Popen, text: str, timeout: float) -> None:
+    """Wait until ``process`` prints a line holding ``text``; fail with its output so far. A
+    thread reads the output to its end, so the process never blocks on a full pipe."""
+    seen: list[str] = []
+    found = threading.Event()
+
+    def read() -> None:
+        for line in process.stdout:
+            seen.append(line)
+            if text in line:
+                found.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while not found.wait(0.5):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"no {text!r} from {process.args[0]} within {timeout}s:\n{''.join(seen)[-3000:]}")
+
+
+@pytest.mark.slow
+def test_cli_plays_on_a_ray_head_and_resumes(tmp_path):
+    pytest.importorskip("ray")
+    ray_cli = Path(sys.executable).with_name("ray")
+    if not ray_cli.exists():
+        pytest.skip(f"no ray command beside {sys.executable}")
+    args = ["decrypto", "--agent", "alice=glove", "--agent", "*=random", "--games", "4", "--seed", str(SEED),
+            "--no-progress", "--no-show"]
+    # the reference: a local run, in this process
+    assert main(["run", *args, "--results", str(tmp_path / "local.jsonl"), "--summary", str(tmp_path / "local.json")]) == 0
+    local = finished_lines(tmp_path / "local.jsonl")
+    partial = tmp_path / "ray.jsonl"
+    partial.write_text(local[2] + "\n")  # game 2 finished earlier: the Ray run plays 0, 1 and 3
+
+    # token mode with the session's RAY_AUTH_TOKEN (conftest.py): a driver joins a token
+    # cluster only with RAY_AUTH_MODE=token set (Ray 2.60)
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token"}
+    port = free_port()
+    temp_dir = tempfile.mkdtemp(prefix="cg-ray-", dir="/tmp")  # short: Ray's socket paths must fit
+    head = subprocess.Popen(
+        [str(ray_cli), "start", "--head", "--block", f"--port={port}", "--node-ip-address=127.0.0.1", "--num-cpus=2",
+         "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp_dir}"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+    try:
+        wait_for_line(head, "Ray runtime started", timeout=60)
+        run = subprocess.run(
+            [sys.executable, "-m", "cluegym.cli", "run", *args, "--ray-address", f"127.0.0.1:{port}",
+             "--results", str(partial), "--summary", str(tmp_path / "ray.json")],
+            env=env, capture_output=True, text=True, timeout=180,
+        )
+        assert run.returncode == 0, run.stderr[-3000:]
+    finally:
+        head.send_signal(signal.SIGTERM)  # --block: the head stops every process it started
+        try:
+            head.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)  # the group start_new_session made for it
+            head.wait()
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    assert "4 of 4 games finished" in run.stdout
+    assert len(partial.read_text().splitlines()) == 4  # game 2 was not played again
+    assert finished_lines(partial) == local
+    assert same_summary(json.loads((tmp_path / "ray.json").read_text())) == \
+        same_summary(json.loads((tmp_path / "local.json").read_text()))

@@ -1,0 +1,138 @@
+"""The multi-agent learning view: PettingZoo conformance, padding, masks, bots, and Gymnasium ids."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
+
+import cluegym
+from cluegym.wrappers.multiseat import MultiSeatEnv, MultiSeatParallelEnv
+from cluegym.wrappers.registration import gymnasium_id
+from fifth_game import GAME
+
+#: (game, learning seats, opponents): cheap setups of every game with a learner task.
+SETUPS = [
+    ("decrypto", "bob,eve", {"alice": "random"}),
+    ("undercover", "all", {}),
+    ("fifthgame", "guesser", {"hinter": "random"}),
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fifthgame():
+    spec = cluegym.register_game(GAME)
+    yield spec
+    cluegym.unregister_game(spec.id)
+
+
+@pytest.fixture(autouse=True)
+def _quiet_api_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        yield
+
+
+def _first_legal(observation: dict) -> int:
+    return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+@pytest.mark.parametrize("game, learners, opponents", SETUPS)
+def test_aec_and_parallel_conformance(game, learners, opponents):
+    def make():
+        return MultiSeatEnv(game, learners, opponents=opponents)
+
+    api_test(make(), num_cycles=200)
+    seed_test(make, num_cycles=100)
+    parallel_api_test(MultiSeatParallelEnv(game, learners, opponents=opponents), num_cycles=200)
+    parallel_seed_test(lambda: MultiSeatParallelEnv(game, learners, opponents=opponents), num_cycles=100)
+
+
+@pytest.mark.parametrize("game, learners, opponents", SETUPS)
+def test_identical_padded_spaces_and_legal_masks(game, learners, opponents):
+    env = MultiSeatEnv(game, learners, opponents=opponents)
+    first = env.possible_agents[0]
+    for seat in env.possible_agents:  # Tianshou needs one space for every learning seat
+        assert env.observation_space(seat) == env.observation_space(first)
+        assert env.action_space(seat) == env.action_space(first)
+    env.reset(seed=3)
+    decisions, result = 0, None
+    for seat in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            result = info["game_result"]
+            env.step(None)
+            continue
+        assert observation["action_mask"].any() and env.observation_space(seat).contains(observation)
+        task_choices = env.tasks[seat].n_actions
+        assert not observation["action_mask"][task_choices:].any(), "padded choices are masked"
+        decisions += 1
+        env.step(_first_legal(observation))
+    assert decisions > 0
+    assert result["invalid_actions"] == 0, "legal choices are never rejected"
+
+
+def test_a_masked_choice_is_rejected_then_asked_again():
+    env = MultiSeatEnv("fifthgame", "guesser", opponents={"hinter": "random"}, invalid_action_penalty=-0.5)
+    env.reset(seed=0)
+    first = _first_legal(env.observe("guesser"))
+    env.step(first)
+    if env.terminations["guesser"]:
+        pytest.skip("found on the first guess")
+    assert env.observe("guesser")["action_mask"][first] == 0
+    env.step(first)  # guessed already: masked, and the game rejects it
+    assert env.agent_selection == "guesser" and "already guessed" in env.infos["guesser"]["rejected"]
+    assert env.rewards["guesser"] == -0.5
+
+
+def test_parallel_block_decides_together():
+    env = MultiSeatParallelEnv("decrypto", "bob,eve", opponents={"alice": "random"})
+    observations, infos = env.reset(seed=1)
+    assert infos["bob"]["acting"] and infos["eve"]["acting"], "Bob and Eve guess without seeing each other"
+    actions = {seat: _first_legal(observations[seat]) for seat in env.agents}
+    _, _, _, _, infos = env.step(actions)
+    assert infos["bob"]["acting"] and infos["eve"]["acting"]
+
+
+def test_parallel_and_aec_views_play_the_same_games():
+    def play_aec(seed):
+        env = MultiSeatEnv("undercover", "all")
+        env.reset(seed=seed)
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            env.step(None if terminated or truncated else _first_legal(observation))
+        return env.game_env.game_record()
+
+    def play_parallel(seed):
+        env = MultiSeatParallelEnv("undercover", "all")
+        observations, infos = env.reset(seed=seed)
+        while env.agents:
+            actions = {s: _first_legal(observations[s]) for s in env.agents if infos[s]["acting"]}
+            observations, _, _, _, infos = env.step(actions)
+        return env.aec.game_env.game_record()
+
+    for seed in range(2):
+        assert play_aec(seed) == play_parallel(seed)
+
+
+def test_unknown_learning_seat_is_a_clear_error():
+    with pytest.raises(ValueError, match="decrypto has no seat"):
+        MultiSeatEnv("decrypto", "bob,mallory")
+    with pytest.raises(ValueError, match="not a non-learning seat"):
+        MultiSeatEnv("decrypto", "bob,eve", opponents={"eve": "random"})
+
+
+def test_gymnasium_make_builds_the_learner_view():
+    import cluegym.wrappers  # noqa: F401 - registers the ids
+
+    assert gymnasium_id("decrypto") == "cluegym/decrypto-v0"
+    env = gymnasium.make("cluegym/decrypto-v0", seat="eve", opponents={"alice": "random", "bob": "random"})
+    observation, info = env.reset(seed=0)
+    assert env.observation_space.contains(observation) and info["action_mask"].any()
+    with pytest.raises(ValueError, match="needs seat=one of alice, bob, eve"):
+        gymnasium.make("cluegym/decrypto-v0")
+    env = gymnasium.make("cluegym.wrappers:cluegym/undercover-v0", seat="player_0")
+    assert isinstance(env.action_space, gymnasium.spaces.Discrete)

@@ -1,0 +1,108 @@
+"""What one training run is: :class:`TrainConfig`, the algorithms' defaults, a policy's metadata.
+
+Example:
+    >>> cfg = TrainConfig("decrypto", "eve", steps=30_000, opponents={"alice": ["glove:k=16"]})
+    >>> cfg.out
+    'runs/decrypto-eve-maskable_ppo-s0'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cluegym
+from cluegym.training.policy_agent import ALGORITHMS
+
+__all__ = ["DEFAULT_ALGO_KWARGS", "TrainConfig", "policy_metadata"]
+
+#: Defaults per algorithm, tuned for these small feature vectors (overridable per run).
+DEFAULT_ALGO_KWARGS: dict[str, dict[str, Any]] = {
+    "maskable_ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 10, "learning_rate": 1e-3,
+                     "ent_coef": 0.01, "gamma": 0.99, "policy_kwargs": {"net_arch": [64, 64]}},
+    "ppo": {"n_steps": 256, "batch_size": 256, "n_epochs": 10, "learning_rate": 1e-3,
+            "ent_coef": 0.01, "gamma": 0.99, "policy_kwargs": {"net_arch": [64, 64]}},
+    "a2c": {"n_steps": 16, "learning_rate": 1e-3, "gamma": 0.99, "policy_kwargs": {"net_arch": [64, 64]}},
+    "dqn": {"learning_rate": 1e-3, "buffer_size": 50_000, "learning_starts": 1_000, "batch_size": 64,
+            "gamma": 0.99, "train_freq": 4, "target_update_interval": 1_000, "exploration_fraction": 0.3,
+            "policy_kwargs": {"net_arch": [64, 64]}},
+}
+
+
+@dataclass
+class TrainConfig:
+    """Everything one training run needs (saved with the run as ``config.json``).
+
+    Attributes:
+        game, seat: what to learn.
+        algo: ``maskable_ppo`` (default), ``ppo``, ``a2c`` or ``dqn``.
+        steps: learner env steps (decisions) to train; rounded up to the algorithm's update
+            granularity (:func:`~cluegym.training.schedule.update_granularity`), as the run says.
+        n_envs: parallel envs; ``vec`` ``"dummy"`` (one process) or ``"subproc"``.
+        opponents: seat -> agent specs forming its pool (default: the game's DEFAULT_AGENTS).
+        selfplay: put learner snapshots into same-role seats' pools.
+        snapshot_every, max_snapshots: snapshot period (env steps) and pool size.
+        eval_every, eval_games, eval_seed: evaluation period, games and match seed.
+        eval_opponents: seat -> spec for evaluation (default: each pool's first spec).
+        baselines: agent specs evaluated in the learner's seat on the same games, for the
+            curve's reference lines and the summary table (e.g. ``["glove", "random"]``).
+        shaping: potential-based shaping scale (0: off, the default).
+        invalid_action_penalty: reward for a rejected action.
+        task_options, env_kwargs: the seat task's and the game's options (a task without a
+            metric of its own is evaluated by the seat's mean episode return, ``"mean_return"``;
+            the generic task takes ``metric=<a game metric>``).
+        algo_kwargs: overrides of :data:`DEFAULT_ALGO_KWARGS`.
+        seed: seeds the model and the envs.
+        out: run folder.
+        tensorboard: also log for TensorBoard (needs the ``tensorboard`` package).
+        torch_threads: torch CPU threads (1 is fastest for these small networks).
+        scorer: when the featurizer lays out per-choice features, score every choice with
+            one shared network (:mod:`cluegym.training.policies`; PPO family); else an MLP.
+        progress: print evaluation lines while training.
+    """
+
+    game: str
+    seat: str
+    algo: str = "maskable_ppo"
+    steps: int = 50_000
+    n_envs: int = 4
+    vec: str = "dummy"
+    opponents: dict[str, list[str]] = field(default_factory=dict)
+    selfplay: bool = False
+    snapshot_every: int = 10_000
+    max_snapshots: int = 5
+    eval_every: int = 10_000
+    eval_games: int = 100
+    eval_seed: int = 12_345
+    eval_opponents: dict[str, str] | None = None
+    baselines: list[str] = field(default_factory=list)
+    shaping: float = 0.0
+    invalid_action_penalty: float = 0.0
+    task_options: dict[str, Any] = field(default_factory=dict)
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    algo_kwargs: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    out: str = ""
+    tensorboard: bool = False
+    progress: bool = True
+    scorer: bool = True
+    torch_threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.algo not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {self.algo!r}; choose from {', '.join(ALGORITHMS)}")
+        for name in ("steps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.vec not in ("dummy", "subproc"):
+            raise ValueError(f"vec must be 'dummy' or 'subproc', got {self.vec!r}")
+        self.opponents = {seat: [specs] if isinstance(specs, str) else list(specs)
+                          for seat, specs in self.opponents.items()}
+        self.out = self.out or f"runs/{self.game}-{self.seat}-{self.algo}-s{self.seed}"
+
+
+def policy_metadata(config: TrainConfig, steps: int) -> dict[str, Any]:
+    """What a saved policy's ``.json`` records: enough to rebuild its seat task and game."""
+    return {"game": config.game, "seat": config.seat, "algo": config.algo, "steps": steps,
+            "task_options": config.task_options, "env_kwargs": config.env_kwargs,
+            "opponents": config.opponents, "seed": config.seed, "cluegym": cluegym.__version__}

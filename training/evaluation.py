@@ -1,0 +1,94 @@
+"""Evaluating a learner: an agent in the learner's seat on the same seeded games every time.
+
+Every evaluation (each checkpoint, each baseline) plays ``config.eval_games`` games with match
+seed ``config.eval_seed`` against the same opponents, so the numbers compare directly. The
+number a run reports and plots is its task's metric (:attr:`SeatTask.metric
+<cluegym.wrappers.seat_task.SeatTask.metric>`, e.g. Eve's interception rate); a task without
+one (the generic task of a game that declares only its env) is measured by the learning seat's
+mean episode return, :data:`MEAN_RETURN`.
+
+Example:
+    >>> metrics = evaluate_agent(config, "glove", task=task)
+    >>> metrics[evaluation_metric(task)]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cluegym.agents import run_match
+from cluegym.training.config import TrainConfig
+from cluegym.wrappers.seat_task import SeatTask
+
+__all__ = ["MEAN_RETURN", "evaluation_metric", "evaluation_opponents", "evaluate_agent", "evaluate_policy",
+           "evaluation_row"]
+
+#: The metric of a task that names none: the learning seat's mean (unshaped) episode return.
+MEAN_RETURN = "mean_return"
+
+
+def evaluation_metric(task: SeatTask) -> str:
+    """The name of the number training reports for ``task``: its metric, else :data:`MEAN_RETURN`.
+
+    Example:
+        >>> evaluation_metric(make_task("fifthgame", "guesser"))
+        'mean_return'
+    """
+    return task.metric_name or MEAN_RETURN
+
+
+def evaluation_opponents(config: TrainConfig) -> dict[str, str]:
+    """Seat -> spec of the other seats in evaluation games (default: each pool's first spec)."""
+    if config.eval_opponents is not None:
+        return dict(config.eval_opponents)
+    return {seat: specs[0] for seat, specs in config.opponents.items() if specs}
+
+
+def evaluate_agent(config: TrainConfig, spec: str, games: int | None = None,
+                   task: SeatTask | None = None) -> dict[str, Any]:
+    """Metrics of agent ``spec`` in the learner's seat on the evaluation games.
+
+    Args:
+        config: the run (game, seat, opponents, evaluation games and seed, game options).
+        spec: the agent spec playing the learner's seat.
+        games: games to play (default ``config.eval_games``).
+        task: with a task, its evaluation metric (:func:`evaluation_metric`) is added to the
+            game's metrics under its name.
+
+    Returns:
+        The game's ``metrics()`` over those games, plus the task's metric.
+    """
+    seats = {config.seat: spec, **evaluation_opponents(config)}
+    results: list[dict[str, Any]] = []
+    summary = run_match(config.game, seats, games=games or config.eval_games, seed=config.eval_seed,
+                        env_kwargs=config.env_kwargs, progress=False,
+                        on_game=lambda index, record: results.append(record["result"]))
+    metrics = dict(summary["metrics"])
+    if task is not None and task.metric is not None:
+        metrics[task.metric_name] = task.score(metrics, results)
+    elif task is not None:
+        # No finished game (all errored) leaves no return to average: NaN, not a made-up 0.
+        metrics[MEAN_RETURN] = float(summary["mean_return"].get(config.seat, float("nan")))
+    return metrics
+
+
+def evaluate_policy(config: TrainConfig, path: str | Path, games: int | None = None,
+                    task: SeatTask | None = None) -> dict[str, Any]:
+    """Metrics of a saved policy (played as ``ppo:path=...``) on the evaluation games."""
+    return evaluate_agent(config, f"ppo:path={path}", games, task)
+
+
+def evaluation_row(config: TrainConfig, task: SeatTask, path: Path, steps: int, minutes: float) -> dict[str, Any]:
+    """One curve point: the saved policy at ``path`` on the evaluation games, numbers only.
+
+    Prints a progress line when ``config.progress``.
+    """
+    metrics = evaluate_policy(config, path, task=task)
+    row = {"steps": steps, "train_minutes": minutes,
+           **{k: v for k, v in metrics.items() if isinstance(v, (int, float))}}
+    if config.progress:
+        metric = evaluation_metric(task)
+        print(f"[{config.game}/{config.seat}] step {steps:>7}  {metric} {row[metric]:.3f}"
+              f"  ({minutes:.1f} min training)", flush=True)
+    return row

@@ -1,0 +1,60 @@
+"""The agents an opponent seat draws from at each reset: fixed specs and learner snapshots."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["PolicyPool"]
+
+
+class PolicyPool:
+    """The agents one opponent seat draws from at each reset.
+
+    Entries are agent specs (``"glove:k=16"``, ``"random"``, ``"ppo:path=snap.zip"``).
+    Snapshots of the learner join through :meth:`add_snapshot`; only the newest
+    ``max_snapshots`` are kept. Each reset draws uniformly over the fixed entries and the
+    snapshots, except that with probability ``latest_prob`` the newest snapshot is drawn.
+
+    Args:
+        entries: the fixed agent specs (at least one).
+        max_snapshots: snapshots kept (oldest dropped first).
+        latest_prob: chance of facing the newest snapshot when there is one.
+
+    Example:
+        >>> pool = PolicyPool(["glove", "random"])
+        >>> pool.add_snapshot("runs/eve/snapshots/step_10000.zip")
+        >>> pool.sample(np.random.default_rng(0))
+    """
+
+    def __init__(self, entries: Sequence[str], max_snapshots: int = 5, latest_prob: float = 0.5) -> None:
+        entries = [entries] if isinstance(entries, str) else list(entries)
+        if not entries:
+            raise ValueError("a policy pool needs at least one agent spec")
+        if not 0.0 <= latest_prob <= 1.0:
+            raise ValueError(f"latest_prob must be in [0, 1], got {latest_prob}")
+        if max_snapshots < 1:
+            raise ValueError(f"max_snapshots must be >= 1, got {max_snapshots}")
+        self.entries = [str(e) for e in entries]
+        self.snapshots: list[str] = []
+        self.max_snapshots = int(max_snapshots)
+        self.latest_prob = float(latest_prob)
+
+    def add_snapshot(self, path: str) -> None:
+        """Add a frozen snapshot of the learner (a saved policy file)."""
+        spec = f"ppo:path={path}"
+        if spec in self.snapshots:  # a pool shared by several seats gets each snapshot once
+            return
+        self.snapshots.append(spec)
+        del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
+
+    def sample(self, rng: np.random.Generator) -> str:
+        """Draw the spec for one game."""
+        if self.snapshots and rng.random() < self.latest_prob:
+            return self.snapshots[-1]
+        options = self.entries + self.snapshots
+        return options[int(rng.integers(len(options)))]
+
+    def __repr__(self) -> str:
+        return f"PolicyPool({self.entries}, snapshots={len(self.snapshots)})"

@@ -1,0 +1,182 @@
+"""A learner's view of one seat: :class:`SeatTask` (features in, a discrete choice out).
+
+A game names its task builder in ``GameSpec.learner_task`` (``wrappers/<game>.py``);
+:func:`make_task` finds it there, and a game that names none gets :func:`generic_task`: the
+seat's own ``Discrete`` choice from its numeric observation fields. The single-seat
+:class:`~cluegym.wrappers.selfplay.SelfPlayEnv`, the multi-seat envs and the ``ppo`` agent
+all build their task here, so a policy sees the same features wherever it plays.
+
+Example:
+    >>> task = make_task("decrypto", "eve", embedding="glove")
+    >>> task.n_actions, task.metric_name
+    (24, 'interception_rate')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import gymnasium
+import numpy as np
+
+from cluegym.envs.core.registry import env_module, game_spec, load_reference
+from cluegym.wrappers.candidates import CandidateGenerator
+from cluegym.wrappers.featurizers import Featurizer
+from cluegym.wrappers.numeric import NumericFeatures
+
+__all__ = ["SeatTask", "make_task", "generic_task"]
+
+
+def _always(observation: dict[str, Any], info: dict[str, Any]) -> bool:
+    return True
+
+
+@dataclass
+class SeatTask:
+    """How a learner plays one seat of one game: features in, a discrete choice out.
+
+    Attributes:
+        game: registered game name.
+        seat: the seat the learner plays.
+        featurizer: observation (+ candidates) -> ``Box`` vector.
+        n_actions: size of the learner's ``Discrete`` action space.
+        candidates: for Text actions, the per-step candidate generator (index -> env action).
+        to_env_action: maps ``(index, observation, info, candidates)`` to the env action;
+            None: the candidate at ``index`` when there are candidates, else ``index``.
+        learner_acts: ``(observation, info) -> bool``: whether this decision is the learner's
+            (the rest go to ``delegate``).
+        delegate: agent spec playing the seat's other decisions.
+        combine: ``(learner_action, delegate_action) -> env action`` when the learner fills
+            only part of an action whose other parts the delegate gives (e.g. the Taboo
+            defender's guess, with the delegate's utterance); see :meth:`env_action`.
+        metric: ``(name, function(metrics, results))``: the number training reports and
+            evaluation curves plot (e.g. Eve's interception rate), from the game's metrics
+            dict and the games' results (``record["result"]``, for per-seat numbers).
+            None: training reports the seat's mean episode return (``"mean_return"``).
+        role: seats with the same role can take the learner's snapshots in self-play.
+        options: the keyword options that rebuild this task with :func:`make_task`.
+    """
+
+    game: str
+    seat: str
+    featurizer: Featurizer
+    n_actions: int
+    candidates: CandidateGenerator | None = None
+    to_env_action: Callable[[int, dict[str, Any], dict[str, Any], Sequence[Any] | None], Any] | None = None
+    learner_acts: Callable[[dict[str, Any], dict[str, Any]], bool] = _always
+    delegate: str | None = None
+    combine: Callable[[Any, Any], Any] | None = None
+    metric: tuple[str, Callable[[dict[str, Any], list[dict[str, Any]]], float]] | None = None
+    role: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def legal(self, observation: dict[str, Any], info: dict[str, Any], candidates: Sequence[Any] | None) -> np.ndarray:
+        """Boolean mask of the legal choices for this decision."""
+        if candidates is not None:
+            mask = np.zeros(self.n_actions, dtype=bool)
+            mask[: min(len(candidates), self.n_actions)] = True
+            return mask
+        raw = observation.get("action_mask") if isinstance(observation, dict) else None
+        if raw is None:
+            raw = info.get("action_mask")
+        if isinstance(raw, dict):  # Dict action spaces: the mask of the learner's (discrete) entry;
+            # Text entries are Gymnasium's (length, charset mask) tuples or None, never arrays
+            raw = next((v for v in raw.values() if isinstance(v, np.ndarray)), None)
+        if raw is None:
+            return np.ones(self.n_actions, dtype=bool)
+        return np.asarray(raw, dtype=bool).reshape(-1)[: self.n_actions]
+
+    def env_action(self, index: int, observation: dict[str, Any], info: dict[str, Any],
+                   candidates: Sequence[Any] | None, delegate: Any = None) -> Any:
+        """The env action for the learner's choice ``index``; with ``combine``, joined with
+        what ``delegate`` (the agent playing :attr:`delegate`) answers to the same view."""
+        if self.to_env_action is not None:
+            action = self.to_env_action(index, observation, info, candidates)
+        elif candidates is not None:
+            action = candidates[index] if 0 <= index < len(candidates) else None
+        else:
+            action = int(index)
+        if self.combine is None:
+            return action
+        if delegate is None:
+            raise ValueError(f"the {self.game}/{self.seat} task combines its choice with the delegate's "
+                             "action: pass delegate=")
+        return self.combine(action, delegate.act(observation, info))
+
+    def features(self, observation: dict[str, Any], info: dict[str, Any],
+                 candidates: Sequence[Any] | None) -> np.ndarray:
+        """The learner's feature vector for this decision (the featurizer's ``Box``)."""
+        return self.featurizer(observation, info, candidates)
+
+    def score(self, metrics: dict[str, Any], results: Sequence[dict[str, Any]] = ()) -> float | None:
+        """The task's metric from the game metrics and results (None when the task has none)."""
+        return None if self.metric is None else float(self.metric[1](metrics, list(results)))
+
+    @property
+    def metric_name(self) -> str | None:
+        """The name of the task's metric (None when it has none)."""
+        return None if self.metric is None else self.metric[0]
+
+
+def make_task(game: str, seat: str, env: Any = None, **options: Any) -> SeatTask:
+    """Build the :class:`SeatTask` of ``game``/``seat``: the builder the game names in its
+    ``GameSpec.learner_task``, or :func:`generic_task` when it names none.
+
+    Args:
+        game: registered game name (or versioned id).
+        seat: the learner's seat.
+        env: the raw game env the task will play (for its sizes); None: default options.
+        **options: the task's own options (e.g. ``embedding="glove"``).
+
+    Raises:
+        ValueError: an unknown game, a task missing from this installation, or (generic
+            task) a seat whose action is not ``Discrete``.
+    """
+    reference = game_spec(game).learner_task
+    if reference is None:
+        task = generic_task(game, seat, env, **options)
+    else:
+        try:
+            builder = load_reference(reference)
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"no learner task for game {game!r} in this installation") from exc
+        task = builder(seat, env, **options)
+    task.options = dict(options)
+    return task
+
+
+def generic_task(game: str, seat: str, env: Any = None, *, metric: str | None = None) -> SeatTask:
+    """The learner task of a game that declares none: the seat's own ``Discrete`` choice
+    from its numeric observation fields (:class:`~cluegym.wrappers.numeric.NumericFeatures`),
+    masked by ``obs["action_mask"]`` when the game gives one. No role (no snapshot sharing).
+
+    Args:
+        game: registered game name.
+        seat: the learner's seat.
+        env: the raw game env (for its spaces); None: default options.
+        metric: the entry of the game's ``metrics()`` that training reports and evaluates
+            (``cluegym train GAME --task metric=success_rate``); None: no metric of its own
+            (training then reports the seat's mean episode return, ``"mean_return"``).
+
+    Raises:
+        ValueError: the seat's action is not ``Discrete`` (such a game needs its own task)
+            or its observation has no numeric field.
+    """
+    raw = env if env is not None else env_module(game).raw_env()
+    space = raw.action_space(seat)
+    if not isinstance(space, gymnasium.spaces.Discrete):
+        raise ValueError(f"no learner task for {game!r} seat {seat!r}: its GameSpec names no learner_task and the "
+                         f"seat acts with {type(space).__name__}, not Discrete (the generic task needs Discrete)")
+    start = int(space.start)
+    return SeatTask(
+        game=game, seat=seat, featurizer=NumericFeatures(raw.observation_space(seat)), n_actions=int(space.n),
+        to_env_action=(lambda index, *_: start + int(index)) if start else None,
+        metric=None if metric is None else (metric, lambda metrics, results: _game_metric(game, metrics, metric)),
+    )
+
+
+def _game_metric(game: str, metrics: Mapping[str, Any], name: str) -> float:
+    if name not in metrics:
+        raise ValueError(f"{game} reports no metric {name!r}; its metrics: {', '.join(sorted(metrics))}")
+    return float(metrics[name])
