@@ -172,6 +172,21 @@ def test_generic_learner_task_and_selfplay_env():
     assert env.action_space.contains(int(action))
 
 
+def test_gymnasium_id_and_multi_agent_view():
+    import gymnasium
+
+    from cluegym.wrappers.multiseat import MultiSeatParallelEnv
+    from cluegym.wrappers.registration import register_gymnasium_envs
+
+    assert "cluegym/fifthgame-v0" in register_gymnasium_envs() + list(gymnasium.registry)
+    env = gymnasium.make("cluegym/fifthgame-v0", seat="guesser")
+    observation, info = env.reset(seed=0)
+    assert env.observation_space.contains(observation) and info["action_mask"].all()
+    parallel = MultiSeatParallelEnv("fifthgame", "guesser")
+    observations, infos = parallel.reset(seed=0)
+    assert list(observations) == ["guesser"] and observations["guesser"]["action_mask"].sum() == 20
+
+
 def test_generic_task_metric_is_a_game_metric():
     task = make_task("fifthgame", "guesser", metric="success_rate")
     assert task.metric_name == "success_rate" and task.score({"success_rate": 0.25, "games": 4}) == 0.25

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import threading
 import time
@@ -30,8 +31,6 @@ MODES = ("ok", "hang", "drop", "garbage", "empty")
 def decrypto_reply(request: dict[str, Any], counter: list[int] | None = None) -> str:
     """A well-formed Decrypto answer for whatever the request asks (hints or a guess),
     varied per request so that codes rarely collide with revealed ones."""
-    import itertools
-
     text = "\n".join(str(m.get("content", "")) for m in request.get("messages", []))
     n = len(text)
     if counter is not None:

@@ -82,6 +82,10 @@ class ClueGameEnv(AECEnv):
         rng: the game's generator, created by :meth:`reset` from its seed.
     """
 
+    # is_parallelizable is PettingZoo's "aec_to_parallel can convert this AEC env": it cannot
+    # (phases are sequential, not one move per seat per cycle). Every game has a native
+    # parallel view instead, ``<game>_v0.parallel_env()`` (:mod:`.parallel`), whose metadata
+    # says True.
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
     #: Registered versioned id, e.g. ``"decrypto_v0"``.
     game_id: str = ""

@@ -8,7 +8,8 @@ the secret is higher or lower. Both win when the guesser finds it within ``max_r
 
 Observations (``Dict``): ``prompt`` (the seat's full view in words), ``round``, ``low`` and
 ``high`` (what the feedback still allows); the hinter also sees ``secret``, the guesser the
-last ``hint`` and its ``action_mask`` (numbers not guessed yet).
+last ``hint``, and (added by the adapter from ``rules.legal_mask``) its ``action_mask``:
+the numbers not guessed yet.
 
 Actions: hinter ``Text`` (no digits); guesser ``Discrete(max_number, start=1)``. An invalid
 action is rejected with the reason in ``infos[seat]["error"]``; after ``max_retries`` the
@@ -24,7 +25,7 @@ from typing import Any
 import gymnasium
 
 from cluegym.envs.core.base import ClueGameEnv, wrap
-from cluegym.envs.core.spaces import mask_space, text_space
+from cluegym.envs.core.spaces import text_space
 from cluegym.envs.core.text import quote_text
 
 from .rules import NO_HINT, GuessConfig, GuessRules, metrics
@@ -60,8 +61,7 @@ class GuessEnv(ClueGameEnv):
                   "round": gymnasium.spaces.Discrete(max_rounds + 1), "low": number, "high": number}
         self.observation_spaces = {
             "hinter": gymnasium.spaces.Dict({**shared, "secret": number}),
-            "guesser": gymnasium.spaces.Dict({**shared, "hint": text_space(max_hint_chars),
-                                              "action_mask": mask_space(max_number)}),
+            "guesser": gymnasium.spaces.Dict({**shared, "hint": text_space(max_hint_chars)}),
         }
         self.action_spaces = {"hinter": text_space(max_hint_chars, min_length=1), "guesser": number}
 
@@ -73,7 +73,6 @@ class GuessEnv(ClueGameEnv):
             obs["secret"] = state.secret
         else:
             obs["hint"] = state.hints[-1] if state.hints else ""
-            obs["action_mask"] = self.rules.legal_mask(state, agent)
         return obs
 
     def _prompt(self, agent: str) -> str:

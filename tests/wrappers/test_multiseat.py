@@ -136,3 +136,31 @@ def test_gymnasium_make_builds_the_learner_view():
         gymnasium.make("cluegym/decrypto-v0")
     env = gymnasium.make("cluegym.wrappers:cluegym/undercover-v0", seat="player_0")
     assert isinstance(env.action_space, gymnasium.spaces.Discrete)
+
+
+@pytest.mark.parametrize("game, learners, opponents", SETUPS)
+def test_terminate_illegal_wrapper_works_unchanged(game, learners, opponents):
+    """PettingZoo's TerminateIllegalWrapper reads obs["action_mask"][action]: legal choices
+    play a whole game; a masked choice ends it with the illegal reward for that seat."""
+    from pettingzoo.utils.wrappers import TerminateIllegalWrapper
+
+    env = TerminateIllegalWrapper(MultiSeatEnv(game, learners, opponents=opponents), illegal_reward=-1)
+    env.reset(seed=0)
+    steps = 0
+    for seat in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else _first_legal(observation))
+        steps += 1
+    assert steps > len(env.possible_agents), "a legal game runs to its end"
+    assert all(reward > -1 for reward in env.rewards.values())
+
+    env.reset(seed=0)
+    for seat in env.agent_iter():  # legal choices until a decision has a masked one
+        observation, _, terminated, truncated, _ = env.last()
+        assert not (terminated or truncated), "no decision with a masked choice"
+        masked = np.flatnonzero(observation["action_mask"] == 0)
+        if len(masked):
+            env.step(int(masked[0]))
+            break
+        env.step(_first_legal(observation))
+    assert env.terminations[seat] and env.rewards[seat] == -1
