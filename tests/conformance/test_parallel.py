@@ -100,3 +100,33 @@ def test_versioned_modules_import_as_modules():
     from cluegym.envs import undercover_v0
 
     assert importlib.import_module("cluegym.envs.undercover_v0") is undercover_v0
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("seed", range(3))
+def test_simultaneous_blocks_hide_each_others_choices(game_id, seed):
+    """Each simultaneous block is the next seats the AEC env asks, in order, and a later
+    member's observation does not change when an earlier member acts (Eve never sees Bob's
+    guess, no voter sees a vote of its round, no listener another's distractor or vote)."""
+    env = cluegym.env_module(game_id).env(max_retries=1)
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    agents = {seat: RandomAgent(game_id.rsplit("_v", 1)[0], seat, env.action_space(seat), seed=seed)
+              for seat in env.possible_agents}
+    pending: list[str] = []
+    waiting: dict[str, str] = {}
+    for seat in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            assert not pending and raw.rules.simultaneous(raw.state) == ()
+            env.step(None)
+            continue
+        if not pending:
+            pending = list(raw.rules.simultaneous(raw.state))
+            waiting = {member: digest(env.observe(member)) for member in pending[1:]}
+        assert seat == pending[0] and raw.rules.simultaneous(raw.state) == tuple(pending)
+        if seat in waiting:
+            assert digest(observation) == waiting[seat], f"{seat} saw an earlier block member's choice"
+        env.step(agents[seat].act(observation, info))
+        if "events" in raw.game_record()["steps"][-1]:  # accepted (or its fallback applied)
+            pending.pop(0)
