@@ -136,6 +136,11 @@ class ClueGameEnv(AECEnv):
         self._counters: dict[str, int] = {}
         #: What the last rejected action left for the fallback (set by the game's checks).
         self._rejected_parts: Any = None
+        # Observations (and their digests) of the current State, per seat. An observation is
+        # a function of the State alone, so it is built once per move: last(), the record's
+        # digest and the parallel view all ask for it. Cleared whenever the State changes.
+        self._observations: dict[str, dict[str, Any]] = {}
+        self._digests: dict[str, str] = {}
 
     # ------------------------------------------------------------------ hooks
     @property
@@ -190,11 +195,29 @@ class ClueGameEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, Any]:
         """The seat's observation; a seat whose action has a discrete part also gets
-        ``obs["action_mask"]`` (see :meth:`action_mask`)."""
-        obs = self._observe(agent)
-        if agent in self._mask_seats:
-            obs["action_mask"] = self.action_mask(agent)
-        return obs
+        ``obs["action_mask"]`` (see :meth:`action_mask`).
+
+        Built once per State and seat; each call returns a new dict over the same values
+        (treat arrays in it as read-only)."""
+        obs = self._observations.get(agent)
+        if obs is None:
+            obs = self._observe(agent)
+            if agent in self._mask_seats:
+                obs["action_mask"] = self.action_mask(agent)
+            self._observations[agent] = obs
+        return dict(obs)
+
+    def _observation_digest(self, agent: str) -> str:
+        """:func:`~cluegym.envs.core.record.digest` of ``observe(agent)``, once per State."""
+        value = self._digests.get(agent)
+        if value is None:
+            value = self._digests[agent] = digest(self.observe(agent))
+        return value
+
+    def _state_changed(self) -> None:
+        """Forget the observations of the previous State (call after every change of it)."""
+        self._observations.clear()
+        self._digests.clear()
 
     def action_mask(self, agent: str) -> Any:
         """``obs["action_mask"]`` of ``agent`` (PettingZoo's convention), from the rules'
@@ -250,6 +273,7 @@ class ClueGameEnv(AECEnv):
         self._rejected_parts = None
         self._skip_agent_selection = None
         self.state = self.rules.new_game(self.rng, options)
+        self._state_changed()
         self._refresh_infos()
         self.agent_selection = self.rules.to_move(self.state)
         if self.render_mode == "human":
@@ -329,7 +353,7 @@ class ClueGameEnv(AECEnv):
         self._clear_rewards()
         # observe(), not _observe(): the digest is of what the seat sees (action_mask
         # included), as replay() checks it.
-        return digest(self.observe(agent)) if self.record_observations else None
+        return self._observation_digest(agent) if self.record_observations else None
 
     def _validate(self, agent: str, action: Any) -> tuple[Any, str | None]:
         """Clean the action's text, then run the game's checks; never raises."""
@@ -352,6 +376,7 @@ class ClueGameEnv(AECEnv):
         """Apply an accepted (or fallback) action, record the step, pass the turn."""
         self._retries[agent] = 0
         events = self.rules.apply(self.state, agent, action, self.rng)
+        self._state_changed()
         entry["events"] = to_jsonable(events)
         self._steps.append(entry)
         for seat, reward in self.rules.step_rewards(self.state, events).items():
