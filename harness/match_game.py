@@ -38,8 +38,9 @@ async def play_match_game_async(
 ) -> tuple[dict[str, Any], str, Any | None]:
     """Play game ``index`` of the match seeded ``seed`` and return its results row.
 
-    The env is reset with ``game_seed(seed, index)`` and each seat's fresh agent with
-    ``agent_seed(seed, index, seat)``. Anything that fails inside the game (env, agent reset,
+    The env is reset with ``game_seed(seed, index)`` (and the options its
+    ``match_game_options(index)`` gives, where the env has that method) and each seat's fresh
+    agent with ``agent_seed(seed, index, seat)``. Anything that fails inside the game (env, agent reset,
     an env bug) makes the row an errored one; agents' own failures cost one decision only.
 
     Args:
@@ -64,7 +65,11 @@ async def play_match_game_async(
         if on_agents is not None:
             on_agents(players)
         seat_seeds = {s: agent_seed(seed, index, j) for j, s in enumerate(env.possible_agents)}
-        record = await play_game_async(env, players, game_seed(seed, index), seat_seeds)
+        # A game may ask for per-game reset options (Undercover's every-pair schedule needs the
+        # game's index); other games have no such hook and reset without options, as before.
+        options_for = getattr(env.unwrapped, "match_game_options", None)
+        options = options_for(index) if callable(options_for) else None
+        record = await play_game_async(env, players, game_seed(seed, index), seat_seeds, options)
         row, line = game_row(signature, index, agent_game_stats(players), record=record)
     except Exception as exc:  # noqa: BLE001 - one game's failure ends that game only
         row, line = game_row(signature, index, agent_game_stats(players), error=error_text(exc))

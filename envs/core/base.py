@@ -174,6 +174,13 @@ class ClueGameEnv(AECEnv):
         it is cleaned like that entry; None when the game does not take a bare string."""
         return None
 
+    def match_game_options(self, index: int) -> dict[str, Any] | None:
+        """The ``reset(options=...)`` of game ``index`` of a seeded match, or None (default).
+
+        The match harness asks every env; a game overrides it when a protocol fixes what each
+        game of a match plays (Undercover's every-word-pair schedule)."""
+        return None
+
     def _render_text(self) -> str:
         """A human-readable view of the table."""
         return ""

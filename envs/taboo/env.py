@@ -16,7 +16,8 @@ Judging (derivatives = plural, -ing, -ed, same Snowball stem, WordNet lemma; see
     - no guess by the turn limit: a draw.
 
 Observations (``Dict``):
-    prompt: CoMet's rules (appendix C) and role prompt (Figure 18), the dialogue, the request.
+    prompt: CoMet's rules (appendix C), the role and what it knows and wins by, the dialogue,
+        the request (no strategy: that is the agents' business).
     target: the target word (attacker only).
     turn: utterances the seat has made.
     dialogue: every utterance so far, attacker first, alternating ("" padded).

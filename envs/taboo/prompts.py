@@ -1,5 +1,11 @@
-"""Adversarial Taboo prompts: CoMet's game rules (appendix C) and its simplified attacker and
-defender prompts (Figure 18), the dialogue so far, and the request of the moment.
+"""Adversarial Taboo prompts: CoMet's game rules (appendix C), each role's knowledge and
+victory conditions, the dialogue so far, and the request of the moment.
+
+The prompt holds rules, role knowledge and history only (the paper's Background and
+Information parts): Figure 18's attacker and defender strategies (metaphors, interference,
+"guess only on a repeated suspicion") belong to the CoMet agent
+(:mod:`cluegym.agents.llm.comet.prompts`), and nothing here pushes a guess on the last turn,
+so the Naive and CoT baselines that read this prompt play on the rules alone.
 
 Answers are read as ``ANSWER: {"utterance": "..."}`` (attacker) and
 ``ANSWER: {"utterance": "...", "guess": ""}`` (defender; a non-empty guess ends the game).
@@ -36,25 +42,15 @@ def rules_prompt(cfg: TabooConfig) -> str:
 
 
 ATTACKER_PROMPT = (
-    "You are the attacker. The secret word is [{word}].\n"
-    "You are guiding the other person to say the secret word [{word}], with the aim of making them "
-    "unconsciously say the word. If the other party guesses the word before speaking, then you lose. "
-    "It is necessary to imply based on real information and not fabricate false facts. Never say the "
-    "secret word or any form of it yourself.\n"
-    "Think according to this process: analyze the other party's last two responses to determine if they are "
-    "suspecting a certain word and preparing to guess. If the suspected word is close to the target word, you "
-    "can continue guiding using metaphors, or introduce concepts that fit the context but differ from the "
-    "secret word for interference. If the suspected word deviates from the target word, think about the "
-    "scenarios in which your word is used, then combine them with the guidance direction of the previous "
-    "round and guide the other person to say the word."
+    "You are the attacker. The secret word is [{word}]. The defender does not know it.\n"
+    "You win if the defender says the secret word (or any form of it) or guesses a wrong word. You lose if "
+    "you say the secret word or any form of it yourself, or if the defender guesses it."
 )
 
 DEFENDER_PROMPT = (
-    "You are the defender. The attacker will try to guide you to say a secret word.\n"
-    "You need to analyze the conversation to identify the possible secret word. Guess only when you suspect "
-    "the same word in this round and the last round; otherwise delve deeper into the current topic (you can "
-    "only answer, not ask back questions), and be aware that words you suspect should not appear in your "
-    "reply: replace them with metaphors."
+    "You are the defender. You do not know the secret word; the attacker does.\n"
+    "You win if you guess the secret word. You lose if you say it (or any form of it) or if your guess is "
+    "wrong. You may guess once; the game ends at your guess."
 )
 
 
@@ -93,9 +89,8 @@ def request(seat: str, state: TabooState, cfg: TabooConfig) -> str:
             f"secret word without saying it.\n"
             'Provide your final answer like "ANSWER: {"utterance": "your utterance"}".'
         )
-    last_chance = " This is your last turn." if turn == cfg.max_turns else ""
     return (
-        f"Your turn {turn} of {cfg.max_turns}.{last_chance} Reply to the attacker without saying the word you "
+        f"Your turn {turn} of {cfg.max_turns}. Reply to the attacker without saying the word you "
         "suspect; to guess, put your guess in \"guess\" (the game ends at a guess), otherwise leave it empty.\n"
         'Provide your final answer like "ANSWER: {"utterance": "your reply", "guess": ""}".'
     )

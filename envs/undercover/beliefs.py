@@ -1,7 +1,7 @@
 """Belief reports in Undercover: reading them from an action, and scoring them against the truth.
 
 A player may attach beliefs to any action (who it thinks it is, who the others are, what the
-other team's word is). They are recorded for CoMet's identity metrics (SIAA, OIAA; see
+other team's word is, which feature it read in each other player's latest description). They are recorded for CoMet's identity metrics (SIAA, OIAA; see
 :mod:`cluegym.envs.undercover.metrics`) and never change the game: the env reads a report
 with :func:`parse_beliefs` when it checks the action, and the rules store it with
 :func:`score_beliefs` when they apply it.
@@ -28,6 +28,22 @@ RELATIVE_LABELS: dict[str, bool] = {
 }
 #: Labels read as "undecided" (a judgment that is not correct, as in CoMet's OIAA).
 UNDECIDED_LABELS: frozenset[str] = frozenset({"undecided", "unknown", "unsure", ""})
+#: Longest feature kept per player in a report's ``features``.
+FEATURE_MAX_CHARS = 120
+
+
+def judgment_correct(label: str, judge_role: str, judged_role: str) -> bool:
+    """Whether a label given by a player of ``judge_role`` about a player of ``judged_role`` is
+    right: a role must be the judged player's role, a relative label (``"teammate"``,
+    ``"opponent"``) must say whether both are on the same team; "undecided" is never right.
+
+    Example:
+        >>> judgment_correct("opponent", "civilian", "undercover"), judgment_correct("undecided", "civilian", "civilian")
+        (True, False)
+    """
+    if label in RELATIVE_LABELS:
+        return (judge_role == judged_role) == RELATIVE_LABELS[label]
+    return label == judged_role
 
 
 def parse_beliefs(text: object, num_players: int) -> tuple[dict[str, Any] | None, str | None]:
@@ -37,7 +53,9 @@ def parse_beliefs(text: object, num_players: int) -> tuple[dict[str, Any] | None
     ``self`` is ``"civilian"`` or ``"undercover"``; each of ``others`` is a role, a relative
     label (``"teammate"``/``"opponent"``) or ``"undecided"`` (which counts as a judgment that
     is not correct, as in CoMet's OIAA); ``other_word`` is the player's guess of the other
-    team's word. Every key is optional. A dict is read like its JSON text.
+    team's word; ``features`` maps players to the feature read from their latest description
+    (text, or CoMet's ``{"category": ..., "feature": ...}``; for CoMet's FER). Every key is
+    optional. A dict is read like its JSON text.
 
     Never raises: any report that cannot be read (not JSON, nested too deep, a number too
     long to read, a value whose text cannot be taken) gives a reason instead.
@@ -97,6 +115,18 @@ def _read_beliefs(text: object, num_players: int) -> tuple[dict[str, Any] | None
         out["others"] = parsed
     if raw.get("other_word") is not None:
         out["other_word"] = _label(raw["other_word"])[:60]
+    features = raw.get("features")
+    if features is not None:
+        if not isinstance(features, dict):
+            return None, "beliefs.features must map players to the feature read from their last description"
+        read: dict[str, str] = {}
+        for key, feature in features.items():
+            name = _label(key).removeprefix("player_").removeprefix("player ")
+            if not (name.isascii() and name.isdigit() and len(name) <= 6) or not 0 <= int(name) < num_players:
+                return None, f"beliefs.features names an unknown player {describe(key)}"
+            text = feature.get("feature", "") if isinstance(feature, dict) else feature  # CoMet's {"category", "feature"}
+            read[str(int(name))] = " ".join(_label(text).split())[:FEATURE_MAX_CHARS]
+        out["features"] = read
     return (out or None), None
 
 
@@ -121,10 +151,7 @@ def score_beliefs(state: UndercoverState, player: int, beliefs: dict[str, Any]) 
         if index == player or not 0 <= index < len(state.roles):
             continue
         judged += 1
-        if label in RELATIVE_LABELS:
-            correct += (state.roles[index] == state.roles[player]) == RELATIVE_LABELS[label]
-        else:
-            correct += label == state.roles[index]
+        correct += judgment_correct(label, state.roles[player], state.roles[index])
     if judged:
         entry["others_judged"], entry["others_correct"] = judged, correct
     other_word = beliefs.get("other_word")

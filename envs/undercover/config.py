@@ -15,6 +15,8 @@ ROLES: tuple[str, str] = (CIVILIAN, UNDERCOVER)
 TEAMS: dict[str, str] = {CIVILIAN: "civilians", UNDERCOVER: "undercover"}
 #: The description applied after too many invalid ones (the fallback): it says nothing.
 SILENCE = "(silence)"
+#: How a game's word pair is chosen (see :attr:`UndercoverConfig.pair_schedule`).
+PAIR_SCHEDULES: tuple[str, ...] = ("random", "every_pair")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,12 @@ class UndercoverConfig:
         strict_word_check: also reject descriptions containing the word inside another word
             (``beehive`` for ``bee``) or one word of a multi-word word (``otter`` for ``sea
             otter``); by default only the word and its derivatives are rejected.
+        pair_schedule: how a game's word pair is chosen: ``"random"`` (drawn from the game's
+            generator) or ``"every_pair"`` (CoMet's protocol: game ``i`` of a match plays pair
+            ``i // episodes_per_pair``, cycling through the list, so every pair is played
+            ``episodes_per_pair`` times in a row; which word is the undercover one is still
+            drawn from the seeded generator).
+        episodes_per_pair: games per pair under ``"every_pair"`` (CoMet: 10).
     """
 
     num_players: int = 5
@@ -41,6 +49,8 @@ class UndercoverConfig:
     max_description_chars: int = 200
     max_description_words: int = 40
     strict_word_check: bool = False
+    pair_schedule: str = "random"
+    episodes_per_pair: int = 10
 
     def __post_init__(self) -> None:
         if self.num_players < 3:
@@ -54,6 +64,10 @@ class UndercoverConfig:
             raise ValueError(f"max_rounds must be >= 1, got {self.max_rounds}")
         if self.timeout_winner not in ("civilians", "undercover", "none"):
             raise ValueError(f"timeout_winner must be 'civilians', 'undercover' or 'none', got {self.timeout_winner!r}")
+        if self.pair_schedule not in PAIR_SCHEDULES:
+            raise ValueError(f"pair_schedule must be one of {', '.join(PAIR_SCHEDULES)}, got {self.pair_schedule!r}")
+        if self.episodes_per_pair < 1:
+            raise ValueError(f"episodes_per_pair must be >= 1, got {self.episodes_per_pair}")
         if self.max_description_chars < 10 or self.max_description_words < 1:
             raise ValueError("max_description_chars must be >= 10 and max_description_words >= 1")
 

@@ -24,7 +24,7 @@ every undercover player is out; the undercover win when one civilian is left; af
 reward.
 
 Observations (``Dict``), per seat:
-    prompt: CoMet's rules (appendix C), the seat's name and word, the public transcript
+    prompt: CoMet's rules (appendix C; no strategy), the seat's name and word, the public transcript
         (speaking order, descriptions, votes by round once revealed, eliminations), and what
         to answer now.
     word: the seat's secret word.
@@ -111,11 +111,19 @@ class UndercoverEnv(ClueGameEnv):
         strict_word_check: also reject a description containing the own word inside another
             word (``beehive`` for ``bee``) or one word of a multi-word word.
         max_description_chars: longest description accepted (default 200).
+        pair_schedule: ``"random"`` (default: each game draws its pair) or ``"every_pair"``
+            (CoMet's protocol: game ``i`` of a match plays pair ``i // episodes_per_pair`` of
+            the list, in order; a match of ``len(pairs) * episodes_per_pair`` games plays every
+            pair ``episodes_per_pair`` times). Which word is the undercover one, the seats and
+            the speaking orders stay drawn from the seeded generator.
+        episodes_per_pair: games per pair under ``"every_pair"`` (default 10, as CoMet).
         max_retries: resubmissions allowed after an invalid action (default 3).
         render_mode: ``"human"`` or ``"ansi"``.
 
     ``reset(options={"words": [civilian_word, undercover_word], "undercover": [3, 4]})`` fixes
-    one game's words and undercover seats.
+    one game's words and undercover seats; ``reset(options={"game_index": i})`` tells the
+    ``"every_pair"`` schedule which game of the match this is (the match harness passes it,
+    see :meth:`match_game_options`).
     """
 
     metadata = {"name": "undercover_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
@@ -133,6 +141,8 @@ class UndercoverEnv(ClueGameEnv):
         undercover_seats: Sequence[int] | None = None,
         strict_word_check: bool = False,
         max_description_chars: int = 200,
+        pair_schedule: Literal["random", "every_pair"] = "random",
+        episodes_per_pair: int = 10,
         max_retries: int = 3,
         render_mode: str | None = None,
         record_observations: bool = True,
@@ -140,7 +150,7 @@ class UndercoverEnv(ClueGameEnv):
         self.game_config = UndercoverConfig(
             num_players=num_players, num_undercover=num_undercover, max_rounds=max_rounds,
             timeout_winner=timeout_winner, max_description_chars=max_description_chars,
-            strict_word_check=strict_word_check,
+            strict_word_check=strict_word_check, pair_schedule=pair_schedule, episodes_per_pair=episodes_per_pair,
         )
         self.word_pairs = load_word_pairs(word_pairs, themes)
         self.undercover_seats = None if undercover_seats is None else [int(i) for i in undercover_seats]
@@ -158,6 +168,7 @@ class UndercoverEnv(ClueGameEnv):
                 "num_players": num_players, "num_undercover": num_undercover, "max_rounds": max_rounds,
                 "timeout_winner": timeout_winner, "themes": themes, "undercover_seats": self.undercover_seats,
                 "strict_word_check": strict_word_check, "max_description_chars": max_description_chars,
+                "pair_schedule": pair_schedule, "episodes_per_pair": episodes_per_pair,
                 "word_pairs": None if word_pairs is None else (
                     str(word_pairs) if isinstance(word_pairs, (str, Path)) else [list(p) for p in self.word_pairs]
                 ),
@@ -193,6 +204,11 @@ class UndercoverEnv(ClueGameEnv):
             "eliminated_round": int_box(r - 1, (n,), low=-1),
             "vote_mask": mask_space(n),
         })
+
+    def match_game_options(self, index: int) -> dict[str, Any] | None:
+        """The ``reset`` options of game ``index`` of a match (the match harness asks): the game
+        index under the ``"every_pair"`` schedule, else None (nothing to pass)."""
+        return {"game_index": int(index)} if self.game_config.pair_schedule == "every_pair" else None
 
     # ------------------------------------------------------------------ hooks
     def _observe(self, agent: str) -> dict[str, Any]:

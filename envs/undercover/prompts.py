@@ -1,9 +1,13 @@
-"""Undercover prompts: CoMet's game rules (appendix C) and background (Figures 16-17), the
-public transcript, and the request of the moment.
+"""Undercover prompts: CoMet's game rules (appendix C), the public transcript, and the request
+of the moment.
 
-The observation's ``"prompt"`` is a seat's whole view in natural language: the rules (with
+The observation's ``"prompt"`` is a seat's whole view in natural language, the paper's
+Background and Information parts only (appendix D): the rules and victory conditions (with
 this game's counts), the seat's name and secret word (never its role), every round so far
-(speaking order, descriptions, votes once revealed, eliminations), then what to answer.
+(speaking order, descriptions, votes once revealed, eliminations), then what to answer. It
+holds no strategy: CoMet's covert-communication goal (Figures 16-17) belongs to the CoMet
+agent alone (:mod:`cluegym.agents.llm.comet.prompts`), so that the Naive and CoT baselines
+that read this prompt are not given CoMet's strategy.
 Generalist LLM agents use it verbatim; answers are read as ``ANSWER: {"description": ...}``
 or ``ANSWER: {"vote": "player_3"}``.
 
@@ -27,7 +31,8 @@ _TIMEOUT_TEXT = {
 
 
 def rules_prompt(cfg: UndercoverConfig) -> str:
-    """CoMet's rules of Undercover (appendix C, Figure 16's background) with this game's counts."""
+    """CoMet's rules of Undercover (appendix C) with this game's counts: rules and victory
+    conditions, no strategy."""
     n, c, u = cfg.num_players, cfg.num_civilians, cfg.num_undercover
     return (
         f"You are playing the word game Undercover with {n} players.\n"
@@ -44,12 +49,7 @@ def rules_prompt(cfg: UndercoverConfig) -> str:
         "eliminated. If there is a tie, no one is eliminated and the game continues.\n"
         "If all the undercover players are eliminated, the civilians win; if the undercover players survive until "
         f"only one civilian remains, the undercover players win. After {cfg.max_rounds} rounds the game ends and "
-        f"{_TIMEOUT_TEXT[cfg.timeout_winner]}. Eliminated players stay on their team and win or lose with it.\n"
-        "Players need to analyze other players' descriptions and voting behavior each round, attempt to identify "
-        "whether they belong to the civilian or undercover team, and then devise corresponding strategies and "
-        "actions to achieve victory in the game. When you describe your word, your goal is that your teammates "
-        "(those who share your word) understand that you are describing their word, but your opponents cannot "
-        "work out your word from your description."
+        f"{_TIMEOUT_TEXT[cfg.timeout_winner]}. Eliminated players stay on their team and win or lose with it."
     )
 
 
@@ -92,7 +92,8 @@ def transcript(state: UndercoverState) -> str:
 BELIEFS_HELP = (
     'You may add your beliefs to your answer; they are recorded for analysis and never change the game: '
     '"beliefs": {"self": "civilian" or "undercover", "others": {"player_1": "civilian", "player_2": "undercover", '
-    '...}, "other_word": "your guess of the other team\'s word"}.'
+    '...}, "other_word": "your guess of the other team\'s word", "features": {"player_1": "the feature you read in '
+    'their latest description", ...}}.'
 )
 
 

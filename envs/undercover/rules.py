@@ -82,14 +82,19 @@ class UndercoverRules(GameRules[UndercoverState]):
         Args:
             rng: the game's generator.
             options: ``{"words": [civilian_word, undercover_word]}`` fixes the words,
-                ``{"undercover": [3, 4]}`` the undercover players (numbers).
+                ``{"undercover": [3, 4]}`` the undercover players (numbers),
+                ``{"game_index": i}`` the game's index in its match (needed by the
+                ``"every_pair"`` schedule; the match harness passes it).
         """
         cfg, options = self.config, options or {}
         words = options.get("words")
         if words is None:
             if not self.word_pairs:
                 raise ValueError("need at least one word pair")
-            pair = [str(w).strip().lower() for w in self.word_pairs[int(rng.integers(len(self.word_pairs)))]]
+            drawn = int(rng.integers(len(self.word_pairs)))  # drawn under either schedule: same stream
+            if cfg.pair_schedule == "every_pair":
+                drawn = self.scheduled_pair(options.get("game_index"))
+            pair = [str(w).strip().lower() for w in self.word_pairs[drawn]]
             if int(rng.integers(2)):
                 pair.reverse()
             words = pair
@@ -111,6 +116,20 @@ class UndercoverRules(GameRules[UndercoverState]):
         )
         state.order = self._shuffled_order(state, rng)
         return state
+
+    def scheduled_pair(self, game_index: object) -> int:
+        """The pair index game ``game_index`` plays under the ``"every_pair"`` schedule:
+        ``game_index // episodes_per_pair``, cycling through the pairs.
+
+        Raises:
+            ValueError: no game index (or not a non-negative integer).
+        """
+        if isinstance(game_index, bool) or not isinstance(game_index, (int, np.integer)) or game_index < 0:
+            raise ValueError(
+                "pair_schedule='every_pair' needs the game's index in its match: "
+                f"reset(options={{'game_index': i}}) with i >= 0, got {describe(game_index)}"
+            )
+        return (int(game_index) // self.config.episodes_per_pair) % len(self.word_pairs)
 
     @staticmethod
     def _shuffled_order(state: UndercoverState, rng: np.random.Generator) -> tuple[int, ...]:

@@ -102,7 +102,8 @@ def test_undercover_plays_with_every_llm_agent(name, server):
     if name.startswith("comet"):
         # beliefs travel in the action and feed CoMet's identity metrics
         assert record["result"]["beliefs"]
-        assert summary["metrics"]["self_identity_accuracy"] is not None
+        assert summary["metrics"]["civilian"]["SIAA"] is not None or summary["metrics"]["undercover"]["SIAA"] is not None
+        assert summary["metrics"]["civilian"]["FER"] is not None  # CoMet reports the features it read
     stats = summary["agent_stats"]["player_0"]
     assert stats["llm_calls"] >= stats["decisions"] > 0
 
@@ -198,3 +199,16 @@ def test_experience_pool_survives_a_line_cut_by_a_kill(tmp_path):
     path.write_text(path.read_text() + '{"game": "taboo", "tar')  # killed mid-write
     pool.add({"game": "taboo", "target": "pear", "success": False})
     assert [e["target"] for e in ExperiencePool(path).entries("taboo")] == ["apple", "pear"]
+
+
+def test_comet_taboo_defender_is_not_forced_to_guess_on_its_last_turn():
+    env = cluegym.make("taboo", **TARGETS)
+    agent = make_agent("comet", game="taboo", seat="defender", action_space=env.action_space("defender"))
+    agent.backend = ScriptedBackend([
+        "<STRATEGY>continue</STRATEGY><CANDIDATE>pie</CANDIDATE><DIALOGUE>I like baking.</DIALOGUE>",
+        "<STRATEGY>guess</STRATEGY><CANDIDATE>cake</CANDIDATE><DIALOGUE>Sweet things.</DIALOGUE>",
+    ])
+    obs = {"dialogue": ("What do you bake?",) + ("",) * 9, "turn": 3}
+    agent.act(obs, {})
+    # last turn, a new suspicion: Figure 18 allows no guess, and none is forced
+    assert agent.act({**obs, "turn": 4}, {}) == {"utterance": "Sweet things.", "guess": ""}

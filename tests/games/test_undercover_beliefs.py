@@ -45,7 +45,7 @@ def test_beliefs_are_recorded_and_never_change_the_game():
     assert first["self_correct"] == (first["role"] == "civilian")
     m = metrics([with_b])
     assert m["belief_reports"] == len(with_b["beliefs"])
-    assert 0 <= m["self_identity_accuracy"] <= 1 and 0 <= m["others_identity_accuracy"] <= 1
+    assert 0 <= m["civilian"]["SIAA"] <= 1 and 0 <= m["civilian"]["OIAA"] <= 1
     # civilians guessing "Butterflies" for the other word are right (inflection ignored)
     assert all(b["other_word_correct"] == (b["role"] == "civilian") for b in with_b["beliefs"])
 
@@ -64,24 +64,25 @@ def test_unreadable_beliefs_are_recorded_not_rejected():
         "others": {"2": "teammate", "1": "undecided"}}
 
 
-def test_metrics_balanced_and_per_seat():
-    def result(winner, undercover, rounds=3, beliefs=()):
+def test_metrics_team_and_per_seat():
+    def result(winner, undercover, rounds=3):
         roles = {f"player_{i}": "undercover" if i in undercover else "civilian" for i in range(5)}
         return {"winner": winner, "end_reason": "undercover_eliminated" if winner == "civilians" else "one_civilian_left",
-                "rounds": rounds, "roles": roles, "eliminated": [], "ties": 1, "beliefs": list(beliefs)}
+                "rounds": rounds, "roles": roles, "eliminated": [], "ties": 1, "beliefs": [],
+                "words": {"civilian": "bee", "undercover": "butterfly"}, "history": []}
 
-    beliefs = [{"role": "civilian", "self_correct": True, "others_judged": 4, "others_correct": 3},
-               {"role": "undercover", "self_correct": False, "others_judged": 4, "others_correct": 1}]
-    results = [result("civilians", [3, 4], beliefs=beliefs), result("civilians", [0, 1]),
+    results = [result("civilians", [3, 4]), result("civilians", [0, 1]),
                result("undercover", [3, 4]), result("civilians", [2, 3], rounds=5)]
     m = metrics(results)
     assert m["civilian_win_rate"] == 0.75 and m["undercover_win_rate"] == 0.25
-    assert m["balanced_win_rate"] == pytest.approx(0.5 - 0.0625)  # mean 0.5, variance 0.25^2
+    assert "balanced_win_rate" not in m  # the balanced metric is per method, not of one match's two teams
     assert m["avg_rounds"] == 3.5 and m["tie_rate"] == pytest.approx(4 / 14)
     assert m["seat_win_rate_undercover"]["player_3"] == pytest.approx(1 / 3)
     assert m["seat_win_rate_civilian"]["player_0"] == pytest.approx(2 / 3)
     assert m["seat_win_rate_undercover"]["player_0"] == 0.0  # player_0 was undercover once, and lost
     assert m["seat_balanced_win_rate"]["player_0"] == pytest.approx(np.mean([2 / 3, 0]) - np.var([2 / 3, 0]))
-    assert m["self_identity_accuracy"] == 0.5 and m["others_identity_accuracy"] == 0.5
-    assert m["self_identity_accuracy_balanced"] == pytest.approx(0.5 - 0.25)
+    # one agent in every seat: its WR per role is the team's, and balanced across the roles
+    assert m["civilian"]["WR"] == 0.75 and m["undercover"]["WR"] == 0.25
+    assert m["balanced"]["WR"] == pytest.approx(0.5 - 0.0625)
+    assert m["civilian"]["SIAA"] is None  # nobody reported: n/a
     assert metrics([]) == {"games": 0}

@@ -1,8 +1,9 @@
 """Adversarial Taboo prompts for LLM agents: the generalist's parsing and the CoT baseline.
 
-* Generalist (``llm``): the env's prompt verbatim (CoMet's rules and Figure 18 role prompts);
-  ``ANSWER: {"utterance": ..., "guess": ...}`` becomes the env's action.
-* CoT (``llm-cot``): the same view plus step-by-step instructions for the role.
+* Generalist (``llm``, the paper's Naive baseline): the env's prompt verbatim (rules, role,
+  dialogue; no strategy); ``ANSWER: {"utterance": ..., "guess": ...}`` becomes the env's action.
+* CoT (``llm-cot``): the same view plus "Let's think step by step" (no strategy, no push to
+  guess on the last turn).
 * CoMet (``comet``): Figure 18's structured prompts, see :mod:`cluegym.agents.llm.comet`.
 """
 
@@ -63,21 +64,17 @@ def parse_action(text: str, observation: dict[str, Any], info: dict[str, Any], s
     return action
 
 
+#: The CoT baseline (Wei et al., 2022): think step by step, then answer. Figure 18's strategies
+#: (metaphors, interference, guessing only on a repeated suspicion) are CoMet's, not CoT's.
 COT = {
     "attacker": (
-        "Think step by step before answering:\n"
-        "1. What does the defender seem to suspect, from their last replies?\n"
-        "2. Which scenes, uses or associations of your secret word could lead them to say it unconsciously?\n"
-        "3. Check that your utterance does not contain the secret word or any form of it.\n"
-        'Then answer: ANSWER: {"utterance": "..."}'
+        "Let's think step by step about the conversation so far, then give your next utterance.\n"
+        'End with: ANSWER: {"utterance": "..."}'
     ),
     "defender": (
-        "Think step by step before answering:\n"
-        "1. What topic is the attacker steering towards in the last turns?\n"
-        "2. List 1-3 candidate secret words, most likely first.\n"
-        "3. Guess only if you suspected the same word last turn too (or this is your last turn); otherwise reply "
-        "without using any candidate word.\n"
-        'Then answer: ANSWER: {"utterance": "...", "guess": "your guess or empty"}'
+        "Let's think step by step about the conversation so far, then give your reply, and a guess if you "
+        "want to guess now (leave it empty otherwise).\n"
+        'End with: ANSWER: {"utterance": "...", "guess": ""}'
     ),
 }
 

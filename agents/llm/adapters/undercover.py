@@ -3,9 +3,10 @@
 * Generalist (``llm``): the env's prompt verbatim; the reply's
   ``ANSWER: {"description": ...}`` / ``ANSWER: {"vote": "player_3"}`` (with optional
   ``"beliefs"``) becomes the env's ``Dict(description, vote, beliefs)`` action.
-* CoT (``llm-cot``): CoMet's chain-of-thought baseline: the same view, plus step-by-step
-  instructions (analyse every description, decide which team you are on, then speak or vote)
-  and a belief report, so SIAA/OIAA can be computed for CoT too.
+* CoT (``llm-cot``): CoMet's chain-of-thought baseline: the same view (rules, word, history;
+  no strategy) plus "Let's think step by step" and the answer format, which asks for a belief
+  report (features read, others' roles, own role) so that FER, OIAA and SIAA can be computed
+  for CoT too. It is not told to reason about its identity or how to describe.
 * CoMet (``comet``): see :mod:`cluegym.agents.llm.comet`.
 """
 
@@ -124,22 +125,23 @@ def description_text(value: Any) -> str:
 
 
 # ------------------------------------------------------------------------------ CoT
+#: The answer format both CoT requests end with: the belief report the metrics read (features
+#: for FER, others for OIAA, self for SIAA). It asks for a report, not for a way to reason.
+COT_REPORT = (
+    '"beliefs": {{"features": {{"player_X": "the feature player_X described", ...}}, '
+    '"others": {{"player_X": "civilian or undercover", ...}}, "self": "civilian or undercover", '
+    '"other_word": "..."}}'
+)
+#: CoMet's CoT baseline (Wei et al., 2022): think step by step, then answer. No strategy and
+#: no instruction to reason about one's own identity (the paper: CoT agents "default to
+#: assuming they are civilians without reasoning").
 COT_SPEAK = (
-    "Think step by step before answering:\n"
-    "1. For every description so far, say whether it fits your word '{word}' in detail, only broadly, or not at all.\n"
-    "2. From the descriptions that do not fit, guess the other team's word.\n"
-    "3. Decide whether you are more likely a civilian (majority) or undercover (minority), and who your teammates are.\n"
-    "4. Plan a description that your teammates will recognise but that does not give your word away.\n"
-    'Then answer: ANSWER: {{"description": "...", "beliefs": {{"self": "civilian or undercover", '
-    '"others": {{"player_X": "civilian or undercover", ...}}, "other_word": "..."}}}}'
+    "Let's think step by step about the game so far, then give your description.\n"
+    'End with: ANSWER: {{"description": "...", ' + COT_REPORT + "}}"
 )
 COT_VOTE = (
-    "Think step by step before answering:\n"
-    "1. For every description so far, say whether it fits your word '{word}' in detail, only broadly, or not at all.\n"
-    "2. Decide whether you are more likely a civilian (majority) or undercover (minority), and who your teammates are.\n"
-    "3. Choose the living player most likely on the other team.\n"
-    'Then answer: ANSWER: {{"vote": "player_X", "beliefs": {{"self": "civilian or undercover", '
-    '"others": {{"player_X": "civilian or undercover", ...}}, "other_word": "..."}}}}'
+    "Let's think step by step about the game so far, then give your vote.\n"
+    'End with: ANSWER: {{"vote": "player_X", ' + COT_REPORT + "}}"
 )
 
 

@@ -1,5 +1,16 @@
-"""CoMet's experience pool: a JSONL file of metaphors (Undercover) and attacker games (Taboo)
-with their outcomes, which grows after every game and feeds examples to later prompts.
+"""CoMet's experience pool: metaphors (Undercover) and attacker games (Taboo) with their
+outcomes, others' interpretations and revisions, which grows after every game and feeds
+examples to later prompts.
+
+Where it lives (the agents' ``experience=`` option, :meth:`ExperiencePool.from_option`):
+
+* ``"run"`` (the default): one in-memory pool per name shared by every CoMet agent of this
+  process, so experience persists across the games of a run (agents are built afresh for
+  every game) and is gone when the process ends. ``"run:<name>"`` keeps separate pools (e.g.
+  one per method under test). On a Ray cluster each worker process has its own.
+* ``"off"``: no pool: nothing is shown and nothing is kept (CoMet with 0 experiences).
+* ``"default"``: ``<cache_dir>/comet_experience.jsonl``; any other value: a JSONL path. Both
+  persist across runs.
 
 Example:
     >>> pool = ExperiencePool.from_option("default")  # <cache_dir>/comet_experience.jsonl
@@ -26,22 +37,45 @@ class ExperiencePool:
 
     Args:
         path: the JSONL file; None keeps experiences in memory only.
+        enabled: False for no pool at all (``experience=off``): :meth:`add` keeps nothing.
+        limit: only the first ``limit`` entries are visible (Figure 6(b): 0, 50, 100
+            experiences); None for all.
     """
 
-    def __init__(self, path: str | Path | None) -> None:
+    def __init__(self, path: str | Path | None, *, enabled: bool = True, limit: int | None = None) -> None:
+        if limit is not None and limit < 0:
+            raise ValueError(f"the experience limit must be >= 0, got {limit}")
         self.path = None if path is None else Path(path).expanduser()
+        self.enabled = enabled
+        self.limit = limit
         self._memory: list[dict[str, Any]] = []
 
     @classmethod
-    def from_option(cls, value: str | None) -> "ExperiencePool":
-        """``None``/"off": in memory; ``"default"``: ``<cache_dir>/comet_experience.jsonl``; else a path."""
-        if value is None or str(value).lower() in ("", "off", "none", "memory"):
-            return cls(None)
-        if str(value).lower() in ("default", "on", "true"):
-            return cls(cache_dir() / "comet_experience.jsonl")
-        return cls(value)
+    def from_option(cls, value: str | None, limit: int | None = None) -> "ExperiencePool":
+        """The pool an agent's ``experience=`` option names (see the module docstring):
+        None/"run"/"run:<name>" the shared in-memory pool of this run, "off" none,
+        "default" ``<cache_dir>/comet_experience.jsonl``, else a JSONL path."""
+        text = "run" if value is None else str(value).strip()
+        lowered = text.lower()
+        if lowered in ("off", "none", "false", "0"):
+            return cls(None, enabled=False, limit=limit)
+        if lowered == "run" or lowered.startswith("run:"):
+            shared = _RUN_POOLS.setdefault(text, cls(None))
+            return shared if limit is None else shared.view(limit)
+        if lowered in ("default", "on", "true"):
+            return cls(cache_dir() / "comet_experience.jsonl", limit=limit)
+        return cls(text, limit=limit)
+
+    def view(self, limit: int | None) -> "ExperiencePool":
+        """This pool (same storage) with only its first ``limit`` entries visible."""
+        other = ExperiencePool(self.path, enabled=self.enabled, limit=limit)
+        other._memory = self._memory  # shared storage: what one adds, the other sees
+        return other
 
     def entries(self, game: str | None = None) -> list[dict[str, Any]]:
+        """The visible entries (of ``game``), oldest first."""
+        if not self.enabled:
+            return []
         rows = list(self._memory)
         if self.path is not None and self.path.exists():
             for line in self.path.read_text(encoding="utf-8").splitlines():
@@ -49,9 +83,14 @@ class ExperiencePool:
                     rows.append(json.loads(line))
                 except json.JSONDecodeError:
                     continue  # a line cut short by a kill
+        if self.limit is not None:
+            rows = rows[: self.limit]
         return [r for r in rows if game is None or r.get("game") == game]
 
     def add(self, entry: dict[str, Any]) -> None:
+        """Keep ``entry`` (appended to the file, or in memory; nothing when disabled)."""
+        if not self.enabled:
+            return
         if self.path is None:
             self._memory.append(entry)
             return
@@ -84,3 +123,12 @@ class ExperiencePool:
 
     def __len__(self) -> int:
         return len(self.entries())
+
+
+#: The run-level in-memory pools by name (``experience=run`` / ``run:<name>``).
+_RUN_POOLS: dict[str, ExperiencePool] = {}
+
+
+def clear_run_pools() -> None:
+    """Forget every run-level pool (a new run in the same process starts empty)."""
+    _RUN_POOLS.clear()

@@ -79,6 +79,24 @@ MR_TASK = (
     "do not need to decode the metaphor, only decide H0 or H1.\n"
     'Answer in JSON: ANSWER: {{"hypotheses": {{"player_X": "H0 or H1"}}}}'
 )
+#: Figure 6(a)'s other reasoning methods, with the reasoner's answer format: direct
+#: understanding (DU: read the description as it stands) and replace-based reasoning (RR,
+#: Tong et al., 2024: replace the metaphorical expression by its literal meaning, then compare).
+MR_DIRECT_TASK = (
+    "# TASK (Direct Metaphor Understanding)\n"
+    "For each of these descriptions: {suspects}\n"
+    "read the description directly and decide whether it describes your word '{word}' (H0) or another entity (H1).\n"
+    'Answer in JSON: ANSWER: {{"hypotheses": {{"player_X": "H0 or H1"}}}}'
+)
+MR_REPLACE_TASK = (
+    "# TASK (Replace-based Metaphor Reasoner)\n"
+    "For each of these descriptions: {suspects}\n"
+    "first rewrite it literally, replacing every metaphorical expression by the literal meaning it stands for; "
+    "then decide whether the literal rewrite describes your word '{word}' (H0) or another entity (H1).\n"
+    'Answer in JSON: ANSWER: {{"hypotheses": {{"player_X": "H0 or H1"}}, "literal": {{"player_X": "..."}}}}'
+)
+#: The metaphor reasoning methods of Figure 6(a), by the ``reasoning=`` option's names.
+REASONING_TASKS = {"hypothesis": None, "direct": MR_DIRECT_TASK, "replace": MR_REPLACE_TASK}
 BM_TASK = (
     "# TASK (Belief Mapper)\n"
     "Classify every other player: \"teammate\" (describes your word '{word}' in detail, or a metaphor accepted as "
@@ -146,7 +164,9 @@ VOTE_TASK = (
 )
 REFLECT_TASK = (
     "After the game: you described '{word}' with the metaphor \"{metaphor}\" ({method} metaphor of the feature "
-    "'{feature}'). The other team's word was '{other_word}'. {interpretation} Your team {outcome}.\n"
+    "'{feature}'). The other team's word was '{other_word}'. Your team {outcome}.\n"
+    "How the other players read it: {interpretation}\n"
+    "Your metaphor {verdict}.\n"
     "In one sentence, suggest how to revise this metaphor so that teammates recognise it and opponents do not.\n"
     'Answer in JSON: ANSWER: {{"revision": "..."}}'
 )

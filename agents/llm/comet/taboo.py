@@ -1,8 +1,10 @@
 """CoMet for Adversarial Taboo: the paper's simplified CoMet (seeds/comet.txt, Figure 18).
 
 The attacker answers with ``<FOCUS>``/``<DISTRACT>``/``<DIALOGUE>`` given the dialogue and
-its previous output, the defender with ``<STRATEGY>``/``<CANDIDATE>``/``<DIALOGUE>`` and may
-guess only when it suspected the same word in the previous round. The experience pool
+its previous output, the defender with ``<STRATEGY>``/``<CANDIDATE>``/``<DIALOGUE>`` and
+guesses only when it asks to and suspected the same word in the previous round (Figure 18);
+where the paper is silent we choose: a guess asked for without a repeated suspicion is not
+made, and no guess is forced on the last turn (no guess by the limit is a draw). The experience pool
 (:class:`~cluegym.agents.llm.comet.pool.ExperiencePool`) gives the attacker past games'
 utterances and outcomes.
 
@@ -56,7 +58,7 @@ class CoMetTabooAgent(LLMAgent):
     games = ("taboo",)
     style = "comet"
 
-    def __init__(self, game: str, seat: str, action_space: Any, *, experience: str | None = None, examples: int = 3,
+    def __init__(self, game: str, seat: str, action_space: Any, *, experience: str = "run", examples: int = 3,
                  **kwargs: Any) -> None:
         super().__init__(game, seat, action_space, **kwargs)
         self.pool = ExperiencePool.from_option(experience)
@@ -85,12 +87,12 @@ class CoMetTabooAgent(LLMAgent):
         prompt = TABOO_DEFENDER.format(history=history, response=self.previous)
         parsed = await self.ask([{"role": "user", "content": prompt}], parse_defender, step="comet_defender")
         candidate = re.split(r"[,;/\n]", parsed["candidate"].strip("[] "))[0].strip().strip("[]").lower()
-        turn = int(observation["turn"])
-        max_turns = len(observation["dialogue"]) // 2
         wants_guess = "guess" in parsed.get("strategy", "").lower()
-        # The framework's rule: guess only on a repeated suspicion (or with no turn left).
+        # Figure 18's rule, and nothing else: guess only when asked to and the same word was
+        # suspected last round too. No guess is forced on the last turn (the paper has none;
+        # the turn limit then ends the game in a draw).
         confirmed = bool(self.candidates) and self.candidates[-1] == candidate
-        guess = candidate if candidate and ((wants_guess and confirmed) or turn + 1 >= max_turns) else ""
+        guess = candidate if candidate and wants_guess and confirmed else ""
         self.candidates.append(candidate)
         self.previous = f"<STRATEGY>{'guess' if guess else 'continue'}</STRATEGY><CANDIDATE>{candidate}</CANDIDATE>"
         utterance = parsed.get("dialogue", "")

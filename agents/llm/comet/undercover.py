@@ -13,16 +13,18 @@ order:
 5. **Strategy planner** (``sp``, eqs. 5-6): a communication strategy with the paper's
    guidance (self-protection while unsure; balance detail and concealment as a civilian;
    describe the civilians' word once undercover), carried across rounds.
-6. **Metaphor generator** (``met``, Figures 16-17): picks a feature and a metaphor type, then
-   writes the metaphorical description, with examples drawn from a persistent **experience
-   pool** (:class:`~cluegym.agents.llm.comet.pool.ExperiencePool`: a JSONL file that grows
-   after every game with each metaphor, its outcome and how the other players read it;
-   ``reflect=true`` adds the model's suggested revision).
+6. **Metaphor generator** (``met``, Figures 16-17, with the covert-communication goal that
+   only CoMet is given): picks a feature and a metaphor type, then writes the metaphorical
+   description, with examples drawn from the **experience pool**
+   (:class:`~cluegym.agents.llm.comet.pool.ExperiencePool`, shared by the run's CoMet agents
+   by default): after every game each metaphor is stored with the outcome, how the other
+   players read it and the model's revision (:meth:`CoMetUndercoverAgent.observe_result`).
 7. **Voter**: re-extracts features when new descriptions arrived, then votes.
 
 Analysis runs once per new set of descriptions. The agent reports its beliefs in the
-action's ``beliefs`` field (``self``, ``others``, ``other_word``), so the env's metrics
-compute SIAA and OIAA. Ablations: ``ablate=met`` is "CoMet w/o Met." (no reasoner, no
+action's ``beliefs`` field (``self``, ``others``, ``other_word``, ``features``), so the env's
+metrics compute SIAA, OIAA and FER. ``reasoning=direct|replace`` swaps the reasoner for
+Figure 6(a)'s other methods. Ablations: ``ablate=met`` is "CoMet w/o Met." (no reasoner, no
 generator), ``ablate=met+fe`` etc. drop further modules (Table 2 of the paper).
 
 Example:
@@ -39,6 +41,7 @@ from cluegym.agents.base import Forfeit
 from cluegym.agents.llm.adapters.undercover import SPEAK, beliefs_json, description_text, player_index, player_name
 from cluegym.agents.llm.agent import DeadlineExpired, LLMAgent
 from cluegym.agents.llm.backends import Message
+from cluegym.agents.llm.comet.feedback import metaphor_feedback
 from cluegym.agents.llm.comet.pool import ExperiencePool
 from cluegym.agents.llm.comet.prompts import (
     BACKGROUND,
@@ -49,6 +52,7 @@ from cluegym.agents.llm.comet.prompts import (
     MG1_TASK,
     MG2_TASK,
     MR_TASK,
+    REASONING_TASKS,
     REFLECT_TASK,
     SEED_EXAMPLES,
     SM_TASK,
@@ -132,25 +136,39 @@ class CoMetUndercoverAgent(LLMAgent):
     Args:
         ablate: modules to drop, joined by ``+`` or ``/``: ``met`` (metaphor reasoner and
             generator: "CoMet w/o Met."), ``fe``, ``bm``, ``sm``, ``sp``.
-        experience: the experience pool: None/"off" (in memory, per agent), "default"
-            (``~/.cache/cluegym/comet_experience.jsonl``) or a JSONL path.
+        reasoning: the metaphor reasoner's method (Figure 6(a)): ``"hypothesis"`` (HR, the
+            paper's), ``"direct"`` (DU) or ``"replace"`` (RR).
+        experience: the experience pool (see :mod:`~cluegym.agents.llm.comet.pool`): "run"
+            (default: shared in memory by the run's CoMet agents, so it persists across
+            games), "run:<name>", "off", "default" (``~/.cache/cluegym/comet_experience.jsonl``)
+            or a JSONL path.
+        max_experiences: only the pool's first N experiences are shown (Figure 6(b)); None: all.
+        learn: store this agent's metaphors in the pool after each game.
         examples: experiences shown per metaphor method.
-        reflect: after each game, ask the model for a revision of each metaphor and store it.
+        reflect: after each game, ask the model to revise each metaphor from the feedback (the
+            outcome and the others' interpretations, see
+            :mod:`~cluegym.agents.llm.comet.feedback`), as the paper's loop does; false skips
+            that call (the entry is stored without a revision).
         **kwargs: the :class:`~cluegym.agents.llm.agent.LLMAgent` options.
     """
 
     games = ("undercover",)
     style = "comet"
 
-    def __init__(self, game: str, seat: str, action_space: Any, *, ablate: str = "", experience: str | None = None,
-                 examples: int = 3, reflect: bool = False, **kwargs: Any) -> None:
+    def __init__(self, game: str, seat: str, action_space: Any, *, ablate: str = "", reasoning: str = "hypothesis",
+                 experience: str = "run", max_experiences: int | None = None, learn: bool = True, examples: int = 3,
+                 reflect: bool = True, **kwargs: Any) -> None:
         super().__init__(game, seat, action_space, **kwargs)
         dropped = {m for m in re.split(r"[+/ ]", ablate.lower()) if m}
         unknown = sorted(dropped - set(MODULES))
         if unknown:
             raise ValueError(f"unknown CoMet module {unknown[0]!r}; modules: {', '.join(MODULES)}")
         self.modules = {m: m not in dropped for m in MODULES}
-        self.pool = ExperiencePool.from_option(experience)
+        if reasoning not in REASONING_TASKS:
+            raise ValueError(f"unknown reasoning {reasoning!r}; choose one of: {', '.join(REASONING_TASKS)}")
+        self.reasoning = reasoning
+        self.pool = ExperiencePool.from_option(experience, max_experiences)
+        self.learn = bool(learn)
         self.examples = int(examples)
         self.reflect = bool(reflect)
         self._new_game_state()
@@ -217,8 +235,9 @@ class CoMetUndercoverAgent(LLMAgent):
             suspects = [p for p, f in self.features.items() if isinstance(f, dict) and f.get("category") != "detailed"]
             if suspects:
                 listing = "; ".join(f"{p}: {self.features[p].get('feature', '')}" for p in suspects)
+                task = REASONING_TASKS[self.reasoning] or MR_TASK
                 hyp = (await self._step("metaphor_reasoner", background, information,
-                                        MR_TASK.format(word=word, suspects=listing), "hypotheses", {})).get("hypotheses")
+                                        task.format(word=word, suspects=listing), "hypotheses", {})).get("hypotheses")
                 if isinstance(hyp, dict):
                     self.hypotheses = {str(k): str(v).upper() for k, v in hyp.items()}
         analysis = f"\nYour analysis: features {_jsonish(self.features)}; metaphor hypotheses {_jsonish(self.hypotheses)}."
@@ -252,6 +271,17 @@ class CoMetUndercoverAgent(LLMAgent):
             report["others"] = others
         if self.other_word not in ("unknown", ""):
             report["other_word"] = self.other_word
+        features = {}
+        for name, found in self.features.items():
+            text = found.get("feature") if isinstance(found, dict) else found
+            try:
+                index = player_index(name, n)
+            except ParseError:
+                continue
+            if isinstance(text, str) and text.strip() and index != int(observation["player"]):
+                features[player_name(index)] = " ".join(text.split())[:120]
+        if features:
+            report["features"] = features  # what the feature extractor read: FER's numerator
         return beliefs_json(report)
 
     # -------------------------------------------------------------------- acting
@@ -319,29 +349,34 @@ class CoMetUndercoverAgent(LLMAgent):
 
     # ------------------------------------------------------------------ learning
     async def observe_result(self, record: dict[str, Any]) -> None:
-        """After a game: store each metaphor with its outcome and how the others read it
-        (votes against us from teammates = misread; from opponents = seen through)."""
-        if not self.metaphors:
+        """After a game, the paper's feedback loop: for each metaphor, the outcome and how the
+        others read it (:func:`~cluegym.agents.llm.comet.feedback.metaphor_feedback`: their
+        features, labels, word guesses and votes; success = recognized by teammates and
+        misleading opponents), then (with ``reflect``) the model's revision; stored in the pool."""
+        if not self.metaphors or not self.learn or not self.pool.enabled:
             return
         result = record.get("result", {})
-        roles = result.get("roles", {})
-        role = roles.get(self.seat)
-        winner = result.get("winner")
-        won = (winner == "civilians" and role == "civilian") or (winner == "undercover" and role == "undercover")
+        role = result.get("roles", {}).get(self.seat)
+        if role is None:
+            return
         other_word = result.get("words", {}).get("undercover" if role == "civilian" else "civilian", "")
-        history = result.get("history", [])
         for m in self.metaphors:
-            votes = history[m["round"]]["votes"] if m["round"] < len(history) else {}
-            against = [v for v, t in votes.items() if t == self.seat]
-            by_team = sum(1 for v in against if roles.get(v) == role)
-            by_opponents = len(against) - by_team
-            interpretation = (f"In that round {by_team} teammate(s) and {by_opponents} opponent(s) voted against you.")
-            entry = {"game": "undercover", "role": role, **m, "other_word": other_word, "won": won,
-                     "success": by_team == 0 and won, "interpretation": interpretation}
+            feedback = metaphor_feedback(result, self.seat, m["round"])
+            interpretation = "; ".join(
+                f"{i['player']} ({i['team']}) read '{i['feature'] or 'nothing reported'}', labelled you "
+                f"{i['label'] or 'nothing'}{', voted against you' if i['voted_against'] else ''}"
+                for i in feedback["interpretations"]
+            ) or "nobody heard it"
+            entry = {"game": "undercover", "role": role, **m, "other_word": other_word, "won": feedback["won"],
+                     "recognized": feedback["recognized"], "misled": feedback["misled"],
+                     "success": feedback["success"], "interpretation": interpretation}
             if self.reflect:
+                verdict = ("succeeded: recognized by teammates and misleading opponents" if feedback["success"] else
+                           f"failed: {'recognized' if feedback['recognized'] else 'not recognized'} by teammates, "
+                           f"{'misleading' if feedback['misled'] else 'seen through by'} opponents")
                 prompt = REFLECT_TASK.format(word=m["word"], metaphor=m["metaphor"], method=m["method"], feature=m["feature"],
                                              other_word=other_word, interpretation=interpretation,
-                                             outcome="won" if won else "lost")
+                                             outcome="won" if feedback["won"] else "lost", verdict=verdict)
                 reflection = self.ask([{"role": "user", "content": prompt}],
                                       lambda t: extract_dict(t, "revision")["revision"], step="reflection",
                                       final=False, on_failure=None)
