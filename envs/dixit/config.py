@@ -33,6 +33,14 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+#: The env options of DixitWorld's own run (appendix E): the arena rules (the default preset),
+#: cards at their full size (the paper sends its 305 x 460 PNGs "without pre-processing"; the
+#: shipped deck's cards have that size). The paper's seed is :data:`PAPER_SEED`; its agents'
+#: options (temperature 0.7) are ``cluegym.agents.llm.adapters.dixit.PAPER_AGENT_OPTIONS``.
+PAPER_ENV_OPTIONS: dict[str, Any] = {"rules": "dixitworld", "image_size": "full"}
+#: "We fix the random seed at 42 for shuffling and candidate order" (appendix E).
+PAPER_SEED = 42
+
 
 @dataclass(frozen=True)
 class DixitConfig:

@@ -52,16 +52,27 @@ def random_vocabulary() -> tuple[str, ...]:
     return tuple(sorted(words))
 
 
-def parse_image_size(value: Any) -> tuple[int, int]:
-    """The ``image_size`` option as ``(height, width)``: a pair or a ``"96x64"`` string.
+#: The ``image_size`` value that keeps the deck's own card size (the shipped deck's cards are
+#: 305 x 460 pixels, the size of DixitWorld's cards, sent "without pre-processing").
+FULL_SIZE = "full"
+
+
+def parse_image_size(value: Any, full: tuple[int, int] | None = None) -> tuple[int, int]:
+    """The ``image_size`` option as ``(height, width)``: a pair, a ``"96x64"`` string, or
+    ``"full"`` for ``full`` (the deck's own card size).
 
     Raises:
-        ValueError: not two integers, or a side outside 8..1024.
+        ValueError: not two integers (or ``"full"`` where no full size is known), or a side
+            outside 8..1024.
 
     Example:
-        >>> parse_image_size("96x64"), parse_image_size([48, 32])
-        ((96, 64), (48, 32))
+        >>> parse_image_size("96x64"), parse_image_size([48, 32]), parse_image_size("full", (460, 305))
+        ((96, 64), (48, 32), (460, 305))
     """
+    if isinstance(value, str) and value.strip().lower() == FULL_SIZE:
+        if full is None:
+            raise ValueError("image_size 'full' needs a deck: give (height, width), e.g. '460x305'")
+        value = full
     if isinstance(value, str):
         value = value.lower().replace(",", "x").split("x")
     try:

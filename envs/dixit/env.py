@@ -134,7 +134,9 @@ class DixitEnv(ClueGameEnv):
         reveal_captions: put the cards' captions in observations and prompts (for caption-
             based baselines and text-only models); recorded with every game.
         image_size: (height, width) of the images in observations (default 144x96: large
-            enough for the vision baseline's tiles, small enough for fast steps and RL).
+            enough for the vision baseline's tiles, small enough for fast steps and RL), or
+            ``"full"``: the deck's card size (460x305 for the shipped deck, DixitWorld's raw
+            card size; part of :data:`~cluegym.envs.dixit.config.PAPER_ENV_OPTIONS`).
         max_clue_chars: longest clue accepted (default 200).
         max_retries: resubmissions allowed after an invalid action (default 3).
         render_mode: ``"human"``, ``"ansi"`` or ``"rgb_array"``.
@@ -167,7 +169,7 @@ class DixitEnv(ClueGameEnv):
         record_observations: bool = True,
     ) -> None:
         self.deck = get_deck(None if deck is None else str(deck), None if captions is None else str(captions))
-        self.image_size = parse_image_size(image_size)
+        self.image_size = parse_image_size(image_size, full=self.deck.image_size)
         self.game_config: DixitConfig = preset_config(
             rules, deck_size=len(self.deck), num_players=num_players, hand_size=hand_size,
             num_rounds=num_rounds, scoring=scoring, hand_swap=hand_swap, refill=refill,

@@ -114,3 +114,45 @@ def test_text_only_models_get_captions_instead_of_pictures(server):
     first = server.requests[before]
     assert images(first) == [] and "[image]" in texts(first)
     assert re.search(r"Card 1: \w+", texts(first))  # the env's prompt lists the captions
+
+
+def _tiny_bench() -> dict:
+    """Two hand-made DixitBench items over the shipped deck (no MiniLM needed)."""
+    items = [
+        {"id": "card_000:easy", "card": "card_000", "difficulty": "easy", "clue": "a lemon moon",
+         "candidates": ["card_003", "card_000", "card_010", "card_020", "card_030", "card_040"], "answer": 1},
+        {"id": "card_005:hard", "card": "card_005", "difficulty": "hard", "clue": "a tiger",
+         "candidates": ["card_005", "card_006", "card_007", "card_008", "card_009", "card_011"], "answer": 0},
+    ]
+    return {"metadata": {"benchmark": "DixitBench", "deck": "default", "deck_folder": None, "clue": "caption"},
+            "items": items}
+
+
+@pytest.mark.parametrize("name", ["llm", "llm-cot", "llm-cot:listener=entailment"])
+def test_dixitbench_both_strategies_work_for_every_llm_agent(server, name):
+    from cluegym.benchmarks.dixitbench import STRATEGIES, evaluate
+
+    before = len(server.requests)
+    results = evaluate(_tiny_bench(), spec(name, server), strategies=STRATEGIES, image_size=(48, 32))
+    for strategy in STRATEGIES:
+        assert results["strategies"][strategy]["invalid"] == 0, strategy
+    sent = server.requests[before:]
+    ratings = [r for r in sent if "numerical rating" in texts(r)]
+    # entailment: one rating request per candidate (6 per item), each with its one image, the paper's prompt
+    assert len(ratings) >= 12 and all(len(images(r)) == 1 for r in ratings)
+    assert all("You are evaluating how well an image matches a given clue in a Dixit game." in texts(r)
+               for r in ratings)
+    for row in results["items"]:
+        # the fake server answers len(prompt) % 100: the argmax of those ratings is the pick
+        assert all(0 <= r <= 100 for r in row["ratings"])
+        assert row["entailment"] in np.flatnonzero(np.array(row["ratings"]) == max(row["ratings"]))
+
+
+def test_dixitbench_counts_a_forfeited_rating_as_invalid():
+    from cluegym.benchmarks.dixitbench import evaluate
+
+    with FakeChatServer(lambda request: '{"reasoning": "hmm", "answer": "very good"}') as bad:
+        results = evaluate(_tiny_bench(), spec("llm", bad, ",parse_retries=0"), strategies=("entailment",),
+                           image_size=(48, 32), limit=1)
+    assert results["strategies"]["entailment"]["invalid"] == 1
+    assert results["items"][0]["ratings"] == [None] * 6

@@ -552,7 +552,8 @@ def test_metrics_storyteller_listener_normalized_lolo_and_agents():
     assert m["storyteller_score"] == pytest.approx(25.0)
     assert m["listener_accuracy"] == pytest.approx(100 * 8 / 12)
     assert m["overall"] == pytest.approx((25.0 + 100 * 8 / 12) / 2)
-    assert m["normalized_score"] == pytest.approx(100 * np.mean([10, 9, 8, 7]) / 18)
+    assert m["normalized_score"] == pytest.approx(100 * np.mean([10, 9, 8, 7]) / 10)  # eq. 1, over the best
+    assert m["normalized_attainable"] == pytest.approx(100 * np.mean([10, 9, 8, 7]) / 18)
     assert (m["partial"], m["all_correct"], m["all_wrong"]) == (25.0, 50.0, 25.0)
     assert m["target_position_chi2"] == pytest.approx(0.0)
     # LOLO: only the partial round can change: leaving out a right listener keeps it partial
@@ -572,7 +573,8 @@ def test_metrics_of_a_played_game_match_the_env_scores():
     mean_score = np.mean([m[f"seat:player_{p}"]["mean_score"] for p in range(4)])
     assert mean_score == pytest.approx(np.mean(result["scores"]))
     assert sum(result["max_points"]) == 8 * (3 + 3 * 5)
-    assert 0 <= m["normalized_score"] <= 100
+    assert 0 <= m["normalized_attainable"] <= 100 and 0 < m["normalized_score"] <= 100
+    assert max(m[f"seat:player_{p}"]["normalized_score"] for p in range(4)) == 100.0  # the winner
     assert m["partial"] + m["all_correct"] + m["all_wrong"] == pytest.approx(100.0)
 
 

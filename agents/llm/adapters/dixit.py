@@ -10,6 +10,14 @@
   ``listener=entailment`` (one call per candidate scoring 0-100, calls sent concurrently,
   argmax over the candidates that are not the seat's own).
 
+Both agents also answer DixitBench's entailment scoring (an observation whose ``"task"`` is
+``"entailment"``, one candidate): they rate the image 0-100 with the paper's entailment
+prompt and return ``{"card": 0, "rating": score}``.
+
+:data:`PAPER_AGENT_OPTIONS` are the agent options of DixitWorld's run (temperature 0.7, as in
+section 3 and appendix B); with the env's ``PAPER_ENV_OPTIONS`` they make the ``paper``
+preset of :mod:`cluegym.benchmarks.dixit_paper`.
+
 Every answer is ``{"reasoning": ..., "answer": ...}`` JSON, read tolerantly. Images are sent
 as base64 PNG data URLs; text-only backends (``backend=local`` or ``vision=false``) see a
 placeholder instead, so play the env with ``reveal_captions=True`` for them (the captions are
@@ -25,6 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cluegym.agents.base import Forfeit
 from cluegym.agents.llm.agent import LLMAgent
 from cluegym.agents.llm.backends import Message
 from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_int, parse_json_answer, shown
@@ -32,6 +41,24 @@ from cluegym.envs.core.text import quote_text
 from cluegym.envs.dixit.prompts import DIRECT_SELECTION, ENTAILMENT_SCORING, json_answer
 
 STORY, DISTRACT, VOTE = 0, 1, 2
+#: The ``"task"`` of an observation that asks for one candidate's 0-100 rating (DixitBench).
+ENTAILMENT_TASK = "entailment"
+#: DixitWorld's sampling: "All models are configured with the temperature of 0.7" (section 3).
+PAPER_AGENT_OPTIONS: dict[str, Any] = {"temperature": 0.7}
+
+
+def is_entailment(observation: dict[str, Any]) -> bool:
+    """Whether the observation asks for an entailment rating of its one candidate."""
+    return observation.get("task") == ENTAILMENT_TASK
+
+
+def parse_rating(text: str) -> float:
+    """The 0-100 rating in a ``{"reasoning": ..., "answer": ...}`` reply (fractions rounded down).
+
+    Raises:
+        ParseError: no number from 0 to 100 in the answer.
+    """
+    return float(parse_int(parse_json_answer(text)[0], 0, 100, "score", allow_fraction=True))
 
 
 def image_part(image: np.ndarray) -> dict[str, Any]:
@@ -58,6 +85,8 @@ def num_candidates(observation: dict[str, Any]) -> int:
 
 def phase_images(observation: dict[str, Any]) -> list[dict[str, Any]]:
     """The images the current phase's prompt refers to."""
+    if is_entailment(observation):
+        return [{"type": "text", "text": "The image:"}, image_part(np.asarray(observation["candidates"])[0])]
     if int(observation["phase"]) == VOTE:
         k = num_candidates(observation)
         return labelled_images("Candidate", np.asarray(observation["candidates"])[:k])
@@ -72,11 +101,14 @@ def generalist_messages(observation: dict[str, Any], info: dict[str, Any], seat:
 
 
 def parse_action(text: str, observation: dict[str, Any], info: dict[str, Any], seat: str) -> dict[str, Any]:
-    """Story: ``{"card": k, "clue": ...}``; distract/vote: ``{"answer": k}`` -> ``{"card": k - 1}``.
+    """Story: ``{"card": k, "clue": ...}``; distract/vote: ``{"answer": k}`` -> ``{"card": k - 1}``;
+    an entailment rating (DixitBench): ``{"answer": r}`` -> ``{"card": 0, "rating": r}``.
 
     Raises:
-        ParseError: no readable card number (or clue) for the phase.
+        ParseError: no readable card number (or clue, or rating) for the phase.
     """
+    if is_entailment(observation):
+        return {"card": 0, "rating": parse_rating(text)}
     phase = int(observation["phase"])
     if phase == STORY:
         answer = extract_dict(text, "clue")
@@ -154,6 +186,11 @@ class DixitWorldAgent(LLMAgent):
         self.listener = listener
 
     async def decide(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        if is_entailment(observation):
+            captions = _captions(observation, "candidate_captions")
+            score = await self._score_image(str(observation["clue"]), np.asarray(observation["candidates"])[0],
+                                            captions[0] if captions else None, 0, final=True)
+            return {"card": 0, "rating": score}
         phase = int(observation["phase"])
         hand = np.asarray(observation["hand"])
         h = len(hand)
@@ -195,18 +232,25 @@ class DixitWorldAgent(LLMAgent):
             return {"card": choice}
         return {"card": await self._entailment_vote(clue, candidates, captions, own)}
 
-    async def _entailment_vote(self, clue: str, candidates: np.ndarray, captions: list[str] | None, own: int) -> int:
+    async def _score_image(self, clue: str, image: np.ndarray, caption: str | None, candidate: int,
+                           final: bool = False) -> float:
+        """The paper's entailment scoring of one image (0-100); -1 when no readable score came
+        (within a vote), or a forfeit when the rating is the answer itself (``final``)."""
         prompt = ENTAILMENT_SCORING + f"\nThe clue: {quote_text(clue)}\n" + json_answer(
             [("reasoning", "Detailed reasoning for the score"), ("answer", "Your numerical rating (0-100)")])
+        shown_image = [{"type": "text", "text": "The image" + (f" (caption: {caption})" if caption else "") + ":"},
+                       image_part(image)]
+        failure: Any = Forfeit if final else -1.0
+        value = await self.ask([{"role": "user", "content": [{"type": "text", "text": prompt}, *shown_image]}],
+                               parse_rating, step="entailment_score", final=final, on_failure=failure,
+                               extra={"candidate": candidate})
+        return float(value)
+
+    async def _entailment_vote(self, clue: str, candidates: np.ndarray, captions: list[str] | None, own: int) -> int:
         options = [i for i in range(len(candidates)) if i != own]
 
         async def score(i: int) -> float:
-            image = [{"type": "text", "text": "The image" + (f" (caption: {captions[i]})" if captions else "") + ":"},
-                     image_part(candidates[i])]
-            value = await self.ask([{"role": "user", "content": [{"type": "text", "text": prompt}, *image]}],
-                                   lambda t: float(parse_int(parse_json_answer(t)[0], 0, 100, "score", allow_fraction=True)),
-                                   step="entailment_score", final=False, on_failure=-1.0, extra={"candidate": i})
-            return float(value)
+            return await self._score_image(clue, candidates[i], captions[i] if captions else None, i)
 
         scores = await asyncio.gather(*(score(i) for i in options))
         best = max(scores)
