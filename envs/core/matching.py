@@ -317,3 +317,36 @@ def first_mention(text: str, words: Iterable[str], *, substring: bool = True) ->
         if says_word(text, word, strict=substring):
             return word
     return None
+
+
+#: Decrypto's hint rules (:func:`hint_keyword`): ``"paper"`` (the default) and ``"substring"``.
+HINT_RULES: tuple[str, ...] = ("paper", "substring")
+
+
+def hint_keyword(hint: str, keywords: Iterable[str], rule: str = "paper") -> str | None:
+    """The keyword a Decrypto hint breaks the rule with, or None when the hint is valid.
+
+    The paper asks for "real words (including proper nouns)" that "refer to the meaning of
+    the keywords, not to their spelling or pronunciation" (section 2). Rules:
+
+    - ``"paper"``: the hint is the keyword, shares its stem or lemma (``fires``, ``firing``
+      for ``fire``; ``mice`` for ``mouse``) or contains it as a whole word, hyphens and
+      apostrophes splitting words (``fire truck``, ``fire-truck``, ``fire's``). A word that
+      merely contains the keyword's letters is a different word and valid: ``farm``/``army``
+      for ``arm``, ``seal`` for ``sea``, ``device`` for ``ice``, ``carpenter`` for ``pen``,
+      ``horseshoe`` for ``horse``. This is :func:`says_word` without ``strict``.
+    - ``"substring"``: the stricter rule cluegym used before: any token containing a
+      keyword of 3+ letters is rejected too (``seal`` for ``sea``, ``horseshoe`` for ``horse``).
+
+    Raises:
+        ValueError: an unknown rule (the message lists :data:`HINT_RULES`).
+
+    Example:
+        >>> hint_keyword("seal", ["sea", "arm"]), hint_keyword("fire-truck", ["fire"])
+        (None, 'fire')
+        >>> hint_keyword("seal", ["sea"], rule="substring")
+        'sea'
+    """
+    if rule not in HINT_RULES:
+        raise ValueError(f"unknown hint rule {rule!r}; choose one of: {', '.join(HINT_RULES)}")
+    return first_mention(hint, keywords, substring=rule == "substring")

@@ -9,8 +9,13 @@ Game card
 Seats: ``alice`` (encoder), ``bob`` (decoder), ``eve`` (interceptor). Alice and Bob share 4
 secret keywords drawn from a shipped list of ~680 concrete nouns (or yours). Each turn Alice
 gets a secret code of 3 distinct digits 1-4 (24 codes, never repeated in a game) and gives 3
-hints of 1-2 words in code order; a hint that is, contains, or shares a stem with a keyword is
-rejected. Bob, then Eve, guess the code independently (Eve from turn 1, never seeing Bob's
+hints of 1-2 words in code order. Hint rule (the paper's "real words ... refer to the meaning of
+the keywords, not to their spelling"): a hint is rejected when it is a keyword, shares its stem
+or lemma (``fires``, ``mice`` for ``mouse``) or contains it as a whole word (``fire truck``,
+``fire-truck``); words that merely contain its letters are valid (``farm`` for ``arm``,
+``seal`` for ``sea``); words are letters and digits with a letter (``R2-D2``, ``7-Eleven``).
+``hint_rule="substring"`` also rejects any word containing a keyword (the older, stricter rule).
+Bob, then Eve, guess the code independently (Eve from turn 1, never seeing Bob's
 guess); then code, hints and guesses are public. Two miscommunications (Bob wrong) or two
 interceptions (Eve right) and Eve wins; surviving 8 turns wins for Alice and Bob.
 
@@ -54,7 +59,7 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import gymnasium
 import numpy as np
@@ -63,7 +68,9 @@ from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_
 from cluegym.envs.core.data import shipped_word_list, word_list_option
 from cluegym.envs.core.text import describe
 from cluegym.envs.decrypto.prompts import full_prompt
-from cluegym.envs.decrypto.rules import PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, all_codes, format_code, metrics
+from cluegym.envs.decrypto.rules import (
+    PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, DecryptoState, all_codes, format_code, metrics,
+)
 
 __all__ = ["CODES", "DecryptoEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS"]
 
@@ -91,6 +98,8 @@ class DecryptoEnv(ClueGameEnv):
         num_keywords: keywords per game (default 4).
         keywords: keyword pool: None for the shipped list, a path to a word-list file, or a
             list of words. ``reset(options={"keywords": [...]})`` fixes one game's keywords.
+        hint_rule: ``"paper"`` (default: a hint may not be a keyword, share its stem/lemma or
+            contain it as a whole word) or ``"substring"`` (also no word containing a keyword).
         max_retries: resubmissions allowed after an invalid action (default 3).
         render_mode: ``"human"`` or ``"ansi"``.
     """
@@ -107,6 +116,7 @@ class DecryptoEnv(ClueGameEnv):
         code_length: int = 3,
         num_keywords: int = 4,
         keywords: str | Path | Sequence[str] | None = None,
+        hint_rule: Literal["paper", "substring"] = "paper",
         max_retries: int = 3,
         render_mode: str | None = None,
         record_observations: bool = True,
@@ -114,6 +124,7 @@ class DecryptoEnv(ClueGameEnv):
         self.game_config = DecryptoConfig(
             num_keywords=num_keywords, code_length=code_length, max_turns=max_turns,
             miscommunication_limit=miscommunication_limit, interception_limit=interception_limit,
+            hint_rule=hint_rule,
         )
         self.keyword_pool = word_list_option(keywords, "cluegym.envs.decrypto", "keywords.txt")
         if len(self.keyword_pool) < num_keywords:
@@ -123,7 +134,7 @@ class DecryptoEnv(ClueGameEnv):
             config={
                 "max_turns": max_turns, "miscommunication_limit": miscommunication_limit,
                 "interception_limit": interception_limit, "code_length": code_length,
-                "num_keywords": num_keywords,
+                "num_keywords": num_keywords, "hint_rule": hint_rule,
                 "keywords": None if keywords is None else (str(keywords) if isinstance(keywords, (str, Path)) else list(self.keyword_pool)),
             },
         )
@@ -182,6 +193,22 @@ class DecryptoEnv(ClueGameEnv):
         else:
             obs["action_mask"] = self.rules.legal_mask(state, agent)
         return obs
+
+    def view(self, state: DecryptoState, seat: str) -> dict[str, Any]:
+        """The observation ``seat`` gets in ``state``: how a recorded game is shown to a new
+        guesser (:mod:`cluegym.benchmarks.decrypto_table1`) without replaying its actions.
+
+        Example:
+            >>> state = DecryptoState(keywords=("a", "b", "c", "d"), phase="decode", code=(1, 2, 3),
+            ...                       hints=("x", "y", "z"))
+            >>> raw_env().view(state, "eve")["prompt"].endswith('"ANSWER: {"guess": "X-Y-Z"}".')
+            True
+        """
+        saved, self.state = self.state, state
+        try:
+            return self._observe(seat)
+        finally:
+            self.state = saved
 
     def _info(self, agent: str) -> dict[str, Any]:
         last_turn = self.state.last_turn

@@ -1,13 +1,23 @@
-"""Decrypto prompts: the paper's system prompts (appendix A.2) and turn prompts (A.3).
+"""Decrypto prompts: the paper's system prompts (appendix A.2) and user prompts (A.3), verbatim.
 
 The observation's ``"prompt"`` is the whole view of a seat in natural language: the rules
-(Listing 1), the role's instructions with its worked example (Listings 2-4), a summary of
-every past turn (code, hints, both guesses, hint history per keyword, code history, token
-counts), then the turn's request (Listings 5-7). Generalist LLM agents use it verbatim.
+(Listing 1, with its airplane/guitar worked example and "Ignore these keywords in the
+future."), the role's instructions with its worked example (Listings 2-4), a summary of every
+past turn (code, hints, both guesses, hint history per keyword, code history), then the turn's
+request (Listings 5-7; on turn 1 preceded by "This is the first turn. There are no past hints
+or past codes.", as the paper's interface shows it, Figures 6-8). Generalist LLM agents use
+it verbatim; the specialist (``llm-cot``) splits it into the paper's system and user messages.
 
-Alice's hints reach Bob's and Eve's prompts, so every hint is shown through
-:func:`~cluegym.envs.core.text.quote_text` (``{a: "cap", b: "flame"}``): it cannot leave its
-quotes or its line.
+For the paper's game (4 keywords, codes of 3, 8 turns, limits of 2) the text is the paper's,
+word for word. Other configs change only the counts (``The five keywords are``, ``range from
+1 to 5``). Two deliberate departures, both about *values*, not the paper's text:
+
+- Hints shown to other seats go through :func:`~cluegym.envs.core.text.quote_text`
+  (``{a: "conflict", b: "tool"}``, ``Hints: ["problem", "status"]``), where the paper prints
+  them bare or as a Python list: a hint cannot leave its quotes or its line (the house's
+  text-hygiene rule for every seat's free text).
+- The paper's listings show escaped quotes (``\\"ANSWER: {\\"hints\\"``) where its interface
+  screenshots (Figures 6-8) show plain ones; the prompts use the plain ones a model would see.
 """
 
 from __future__ import annotations
@@ -17,13 +27,37 @@ from typing import Sequence
 from cluegym.envs.core.text import quote_text
 from cluegym.envs.decrypto.rules import DecryptoConfig, DecryptoState, format_code
 
+__all__ = [
+    "FIRST_TURN", "ROLE_PROMPTS", "example_code", "full_prompt", "hint_dict", "hint_list", "keyword_dict",
+    "number_word", "role_prompt", "system_prompt", "turn_header", "turn_request", "turn_summaries",
+]
+
 _LETTERS = "abcdefghi"
+_PLACEHOLDERS = "XYZUVWPQR"
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+# Example keywords of Listing 1 (the paper's 4, extended for larger games).
+_EXAMPLE_KEYWORDS = ("airplane", "guitar", "hat", "plant", "river", "candle", "tiger", "mirror", "violin")
+#: The line the paper's interface shows before the first turn's request (Figures 6-8).
+FIRST_TURN = "This is the first turn. There are no past hints or past codes."
+
+
+def number_word(n: int) -> str:
+    """``4`` -> ``"four"`` (0-9; larger numbers as digits), as the paper writes counts."""
+    return _NUMBER_WORDS[n] if 0 <= n < len(_NUMBER_WORDS) else str(n)
+
+
+def example_code(cfg: DecryptoConfig) -> str:
+    """Listing 1's example code, ``3-1-2`` for the paper's game (its digits that fit, in order)."""
+    digits = [d for d in (3, 1, 2, 4, 5, 6, 7, 8, 9) if d <= cfg.num_keywords]
+    return format_code(digits[: cfg.code_length])
 
 
 def system_prompt(cfg: DecryptoConfig) -> str:
-    """Listing 1, with the counts of this game's config."""
-    n, k, turns = cfg.num_keywords, cfg.code_length, cfg.max_turns
+    """Listing 1 (the rules, given to every seat), with the counts of this game's config."""
+    n, k = cfg.num_keywords, cfg.code_length
     digits = ", ".join(str(i) for i in range(1, n + 1))
+    examples = ", ".join(_EXAMPLE_KEYWORDS[:n])
+    mis, inter = number_word(cfg.miscommunication_limit), number_word(cfg.interception_limit)
     return (
         "You are playing a variant of the code guessing game Decrypto. The setup of the game is the following:\n"
         "The game is played with three players split into two teams.\n"
@@ -31,66 +65,122 @@ def system_prompt(cfg: DecryptoConfig) -> str:
         "The second team is composed of the Interceptor.\n"
         f"The Encoder and Decoder share a list of {n} secret keywords that they can rely on to help communication. "
         "Each keyword has a digit associated with it.\n"
-        "For example, if the keywords are {airplane, guitar, hat, plant}, the digits associated with them would be "
-        f"{{{digits}}}.\n"
+        f"For example, if the keywords are {{{examples}}}, the digits associated with them would be {{{digits}}}.\n"
         "The keywords are fixed for the entire game, so the Encoder and Decoder must not reveal them.\n"
-        f"Each turn, the Encoder gets a secret code of {k} non-repeating digits between 1 and {n}, e.g. "
-        f"{format_code(range(k, 0, -1))}.\n"
+        f"Each turn, the Encoder gets a secret code of {k} non-repeating digits between 1 and {n}, "
+        f"e.g. {example_code(cfg)}.\n"
         f"They have to then provide {k} hints (one for each code digit) such that the Decoder can guess the code "
         "but the Interceptor cannot.\n"
         "Then, the Decoder and the Interceptor make their guesses and the code is revealed.\n"
         "The Interceptor wins an Interception token if they successfully guess the code.\n"
         "The Encoder and Decoder get a Miscommunication token if the Decoder fails to guess the code.\n"
-        f"The Interceptor wins if it gets {cfg.interception_limit} Interception tokens, or if the Encoder and "
-        f"Decoder get {cfg.miscommunication_limit} Miscommunication tokens.\n"
-        f"The Encoder and Decoder team wins if it makes it through {turns} rounds without triggering "
-        f"{cfg.miscommunication_limit} Miscommunications or {cfg.interception_limit} Interceptions.\n"
-        f"The hints must be one to {cfg.max_hint_words} words, and make a reference to the meaning of the secret "
-        "keyword of the corresponding digit. A hint may not be or contain a keyword.\n"
+        f"The Interceptor wins if it gets {inter} Interception tokens, or if the Encoder and Decoder get "
+        f"{mis} Miscommunication tokens.\n"
+        f"The Encoder and Decoder team wins if it makes it through {cfg.max_turns} rounds without triggering "
+        f"{mis} Miscommunications or {inter} Interceptions.\n"
+        "The hints must be one or two words, and make a reference to the meaning of the secret keyword of the "
+        "corresponding digit.\n"
         "Codes are unique; the same code cannot occur twice in the same game.\n"
+        "\n"
+        "For example, if the four secret keywords are\n"
+        '{1: "airplane", 2: "guitar", 3: "hat", 4: "plant"}\n'
+        "and the code for that turn is 3-1-2, which means that we need hints for {3: hat, 1: airplane, 2: guitar}, "
+        "the Encoder could hint {3: gentleman, 1: wing, 2: music}. Note that the order of the hints is important.\n"
+        "\n"
+        "Ignore these keywords in the future.\n"
+        "\n"
         "When responding, first think through your decision step-by-step. After your step-by-step thinking, "
         'provide your final answer as a dictionary, clearly marked with "ANSWER:".'
     )
 
 
-ROLE_PROMPTS: dict[str, str] = {
-    "alice": (
-        'You are the Encoder. Provide your hints like "ANSWER: {"hints": ["hint_X", "hint_Y", "hint_Z"]}", '
-        "where hint_X, hint_Y, hint_Z are one or two words each. Make sure that the ordering of the hints "
-        "follows the order of the code.\n"
+_ALICE = (
+    'You are the Encoder. Provide your hints like "ANSWER: {"hints": ["hint_X", "hint_Y", "hint_Z"]}", '
+    "where hint_X, hint_Y, hint_Z are one or two words each. Make sure that the ordering of the hints follows "
+    "the order of the code.\n"
+    "For example:'''\n"
+    "To provide the hints, I need to think about the meaning of each keyword and come up with a one or two-word "
+    "hint that makes a reference to it.\n"
+    'For the code 2-1-3, I need to give hints about the keywords associated with the digits 2, 1, and 3, which '
+    'are "hat", "fire", and "answer" respectively.\n'
+    "\n"
+    "Here's my step-by-step thinking:\n"
+    '- For the digit 2, the keyword is "hat". Since the previous hint for this keyword was "top", I want to give '
+    'a hint that is different but still related to wearing a hat. One possible hint is "cap".\n'
+    "\n"
+    '- For the digit 1, the keyword is "fire". The previous hint for this keyword was "heat", so I want to give '
+    'a hint that is related to fire but different from "heat". One possible hint is "flame".\n'
+    "\n"
+    '- For the digit 3, the keyword is "answer". A possible hint could be something related to giving an answer. '
+    'One possible hint is "solve".\n'
+    "\n"
+    'So, the final hints are: {"hints": ["cap", "flame", "solve"]}\n'
+    "\n"
+    "ANSWER: { \"hints\": [\"cap\", \"flame\", \"solve\"] } '''"
+)
+
+_BOB = (
+    'You are the Decoder. Provide your guess like "ANSWER: {"guess": "X-Y-Z"}". Make sure that the ordering of '
+    "the guess follows the order of the hints.\n"
+    "For example:'''\n"
+    "1. The hint for digit 'a' is 'cap', which doesn't seem to directly relate to any of the keywords. However, "
+    "considering the previous hint history (top, heat, lab), we can look for a connection between 'cap' and one "
+    "of the keywords. The keyword 'hat' is associated with digit '2', and a hat is often worn on the head, which "
+    "is covered by a cap. So, we can make a connection: {a: hat}.\n"
+    "2. The hint for digit 'b' is 'flame', which is related to heat and fire. Since the keyword for digit '1' is "
+    "'fire', we can make a connection: {b: fire}.\n"
+    "3. The hint for digit 'c' is 'solve', which is related to the keyword associated with digit '3', 'answer'. "
+    "Since 'answer' is a solution to a problem, we can make a connection: {c: answer}.\n"
+    "4. Now that we have the connections, we can determine the code by looking at the order of the hints: "
+    "{a: hat, b: fire, c: answer}. Therefore, the code is {2-1-3}.\n"
+    "\n"
+    "Final answer:\n"
+    "ANSWER: {\"guess\": \"2-1-3\"}'''"
+)
+
+
+def _eve(cfg: DecryptoConfig) -> str:
+    return (
+        f"You are the Interceptor. You do not have access to the {number_word(cfg.num_keywords)} keywords. "
+        'Provide your guess like "ANSWER: {"guess": "X-Y-Z"}" Make sure that the ordering of the guess follows '
+        "the order of the hints.\n"
         "For example:'''\n"
-        "For the code 2-1-3, I need to give hints about the keywords associated with the digits 2, 1, and 3, "
-        'which are "hat", "fire", and "answer" respectively.\n'
-        '- For the digit 2, the keyword is "hat". The previous hint for this keyword was "top", so I want a '
-        'different hint still related to wearing a hat: "cap".\n'
-        '- For the digit 1, the keyword is "fire". The previous hint was "heat", so: "flame".\n'
-        '- For the digit 3, the keyword is "answer". Something related to giving an answer: "solve".\n'
-        'ANSWER: {"hints": ["cap", "flame", "solve"]}\'\'\''
-    ),
-    "bob": (
-        'You are the Decoder. Provide your guess like "ANSWER: {"guess": "X-Y-Z"}". Make sure that the '
-        "ordering of the guess follows the order of the hints.\n"
-        "For example:'''\n"
-        "1. The hint for 'a' is 'cap'. Considering the hint history, the keyword 'hat' (digit 2) is covered by "
-        "a cap: {a: 2}.\n"
-        "2. The hint for 'b' is 'flame', related to the keyword 'fire' (digit 1): {b: 1}.\n"
-        "3. The hint for 'c' is 'solve', related to the keyword 'answer' (digit 3): {c: 3}.\n"
-        'ANSWER: {"guess": "2-1-3"}\'\'\''
-    ),
-    "eve": (
-        "You are the Interceptor. You do not have access to the secret keywords. "
-        'Provide your guess like "ANSWER: {"guess": "X-Y-Z"}". Make sure that the ordering of the guess '
-        "follows the order of the hints.\n"
-        "For example:'''\n"
-        "1. The hint for 'a' is 'income'; in a previous turn 'salary', also related to money, was the hint "
-        "for keyword 2.\n"
-        "2. The hint for 'b' is 'power', which fits the earlier hints for keyword 4.\n"
-        "3. The hint for 'c' is 'fashion'; 'headgear' was the hint for keyword 3 before.\n"
-        'ANSWER: {"guess": "2-4-3"}\'\'\'\n'
-        "Remember that the keywords could be anything. Use the most recent hint history to your advantage. "
-        "Remember that digits do not repeat in the code."
-    ),
-}
+        "1. The hint for 'a' is 'income', which is related to money, and in the previous turn, 'salary' was also "
+        "related to money, which is associated with keyword 2.\n"
+        "2. The hint for 'b' is 'power', which is related to energy or control, and in the previous turn, "
+        "'season' was related to sports, which is often associated with power or strength.\n"
+        "3. The hint for 'c' is 'fashion', which is related to style or clothing, and in the previous turn, "
+        "'headgear' was directly related to a type of hat, which is a type of clothing.\n"
+        "Considering possible connections:\n"
+        "- 'income' is related to money, and keyword 2 is associated with money.\n"
+        "- 'power' is related to energy or control, and keyword 4 is associated with energy or control.\n"
+        "- 'fashion' is related to style or clothing, and keyword 3 is associated with clothing.\n"
+        "Based on these connections, I'll make a guess that the code is related to keywords 2, 4, and 3.\n"
+        "\n"
+        "Final Answer:\n"
+        "ANSWER: { \"guess\": \"2-4-3\" } '''\n"
+        "Remember that the keywords could be anything. Use the most recent hint history to your advantage.\n"
+        f"Remember that digits do not repeat in the code and range from 1 to {cfg.num_keywords}."
+    )
+
+
+def role_prompt(seat: str, cfg: DecryptoConfig) -> str:
+    """Listings 2-4: the role's instructions and worked example (appended to Listing 1).
+
+    Raises:
+        ValueError: an unknown seat.
+    """
+    if seat == "alice":
+        return _ALICE
+    if seat == "bob":
+        return _BOB
+    if seat == "eve":
+        return _eve(cfg)
+    raise ValueError(f"decrypto has no seat {seat!r}; seats: alice, bob, eve")
+
+
+#: Listings 2-4 for the paper's game (4 keywords).
+ROLE_PROMPTS: dict[str, str] = {seat: role_prompt(seat, DecryptoConfig()) for seat in ("alice", "bob", "eve")}
 
 
 def keyword_dict(keywords: Sequence[str]) -> str:
@@ -112,9 +202,10 @@ def hint_list(hints: Sequence[str]) -> str:
 
 
 def turn_summaries(state: DecryptoState, cfg: DecryptoConfig) -> str:
-    """Every resolved turn (code, hints, guesses) and the running hint and code history."""
+    """Every resolved turn (code, hints, guesses) and the running hint and code history
+    (Listings 5-7, lines 1-12); before the first reveal, :data:`FIRST_TURN`."""
     if not state.history:
-        return ""
+        return FIRST_TURN + "\n"
     lines: list[str] = []
     for record in state.history:
         lines += [
@@ -127,57 +218,73 @@ def turn_summaries(state: DecryptoState, cfg: DecryptoConfig) -> str:
         ]
     lines.append("Hint History:")
     for i, hints in enumerate(state.hint_history(cfg.num_keywords), 1):
-        lines.append(f"Keyword {i}: {', '.join(quote_text(h) for h in hints)}")
+        lines.append(f"Keyword {i}: {', '.join(quote_text(h) for h in hints)}".rstrip())
     lines.append(f"Code History: {', '.join(format_code(r.code) for r in state.history)}")
     return "\n".join(lines) + "\n\n"
 
 
+def turn_header(state: DecryptoState) -> str:
+    """``Turn 2: 0 Miscommunications, 0 Interceptions so far.``"""
+    return (f"Turn {state.turn + 1}: {state.miscommunications} Miscommunications, "
+            f"{state.interceptions} Interceptions so far.")
+
+
+def _placeholders(k: int) -> list[str]:
+    return [_PLACEHOLDERS[i % len(_PLACEHOLDERS)] for i in range(k)]
+
+
 def turn_request(seat: str, state: DecryptoState, cfg: DecryptoConfig) -> str:
-    """Listings 5-7: the token count, the seat's private view and what to answer."""
-    header = (
-        f"Turn {state.turn + 1}: {state.miscommunications} Miscommunications, "
-        f"{state.interceptions} Interceptions so far.\n"
-    )
+    """Listings 5-7, from the token count on: the seat's private view and what to answer."""
+    header = turn_header(state) + "\n"
     if state.phase == "over":
         return header + f"The game is over: {state.winner} won ({state.end_reason})."
-    k = cfg.code_length
-    letters = ", ".join(f"{_LETTERS[i]}: {'XYZUVW'[i % 6]}" for i in range(k))
-    answer_code = "-".join("XYZUVW"[i % 6] for i in range(k))
+    n, k = cfg.num_keywords, cfg.code_length
+    names = _placeholders(k)
+    keywords_line = f"The {number_word(n)} keywords are: {keyword_dict(state.keywords)}"
     if seat == "alice":
-        code = state.code
-        targets = "{" + ", ".join(f"{d}: {state.keywords[d - 1]}" for d in code) + "}"
-        hint_names = ", ".join(f'\\"hint_{"XYZUVW"[i % 6]}\\"' for i in range(k))
-        return header + (
-            "You are the Encoder.\n"
-            f"The {cfg.num_keywords} keywords are: {keyword_dict(state.keywords)}\n"
-            f"The code for this turn is {format_code(code)}, which means you need to provide hints for {targets}.\n"
+        targets = "{" + ", ".join(f"{d}: {state.keywords[d - 1]}" for d in state.code) + "}"
+        hint_names = ", ".join(f'"hint_{x}"' for x in names)
+        hint_vars = ", ".join(f"hint_{x}" for x in names)
+        return header + "\n".join([
+            "You are the Encoder.",
+            keywords_line,
+            f"The code is {format_code(state.code)}, which corresponds to the keywords {targets}.",
             "First, think out loud, step-by-step about what hints you should use. Use the meaning of the keywords "
-            f"to come up with a one or two-word hint for each digit of the code. Make sure the order of the hints "
-            f"matches the order of the code.\n"
-            f'Then provide your {k} hints like "ANSWER: {{\\"hints\\": [{hint_names}]}}".'
-        )
-    role = "Decoder" if seat == "bob" else "Interceptor"
-    lines = [header + f"You are the {role}."]
+            "to come up with a one or two-word hint for each digit of the code. Make sure the order of the hints "
+            "matches the order of the code.",
+            f'Then provide your {number_word(k)} hints like "ANSWER: {{"hints": [{hint_names}]}}", where '
+            f"{hint_vars} are your hints.",
+        ])
+    connections = "{" + ", ".join(f"{_LETTERS[i]}: {x}" for i, x in enumerate(names)) + "}"
+    variables = ", ".join(names)
+    answer = "-".join(names)
+    hints = f"The hints given by the Encoder for this turn are: {hint_dict(state.hints or None, k)}"
+    example = (f"For example, you might think the following connections are true{{colon}} {connections}, where "
+               f"{variables} are non-repeating digits from 1 to {n}.")
+    order = f'Your guess should be in the order of the hints: {{"guess": "{answer}"}}.'
     if seat == "bob":
-        lines.append(f"The {cfg.num_keywords} keywords are: {keyword_dict(state.keywords)}")
-    lines.append(f"The hints given by the Encoder for this turn are: {hint_dict(state.hints or None, k)}")
-    lines.append(
-        f"For example, you might think the following connections are true: {{{letters}}}, where the letters "
-        f"stand for non-repeating digits from 1 to {cfg.num_keywords}. Your guess should be in the order of "
-        f'the hints: {{"guess": "{answer_code}"}}.'
-    )
-    if seat == "eve":
-        lines.append("Use the hint history to your advantage.")
-    lines.append(
-        f"What is your guess for the {k}-digit code? Reply with concise, step-by-step thinking, double-check "
-        f'the order, and then provide your final answer as "ANSWER: {{\\"guess\\": \\"{answer_code}\\"}}".'
-    )
-    return "\n".join(lines)
+        return header + "\n".join([
+            "You are the Decoder.",
+            keywords_line,
+            hints,
+            example.replace("{colon}", ""),
+            order,
+            f"What is your guess for the {number_word(k)}-digit code? Apply concise, step-by-step thinking, "
+            f'double-check the order, and then provide your final answer as "ANSWER: {{"guess": "{answer}"}}".',
+        ])
+    return header + "\n".join([
+        "You are the Interceptor.",
+        hints,
+        example.replace("{colon}", ":") + " " + order,
+        "Use the hint history to your advantage.",
+        f"What is your guess for the {number_word(k)}-digit code? Reply with very concise, step-by-step thinking, "
+        f'followed by your final answer as "ANSWER: {{"guess": "{answer}"}}".',
+    ])
 
 
 def full_prompt(seat: str, state: DecryptoState, cfg: DecryptoConfig) -> str:
     """The seat's complete view: rules, role, past turns, this turn's request."""
     return (
-        system_prompt(cfg) + "\n\n" + ROLE_PROMPTS[seat] + "\n\n"
+        system_prompt(cfg) + "\n\n" + role_prompt(seat, cfg) + "\n\n"
         + turn_summaries(state, cfg) + turn_request(seat, state, cfg)
     )

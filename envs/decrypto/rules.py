@@ -27,11 +27,11 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 
-from cluegym.envs.core.matching import first_mention, require_wordnet
+from cluegym.envs.core.matching import HINT_RULES, hint_keyword, require_wordnet
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.text import to_charset, type_name
 
@@ -40,7 +40,10 @@ SEATS: tuple[str, str, str] = ("alice", "bob", "eve")
 GUESSERS: tuple[str, str] = ("bob", "eve")
 #: Shown in place of a hint that was rejected too often (the fallback): it carries no meaning.
 PASS_HINT = "(pass)"
-_HINT_WORD = re.compile(r"^[A-Za-z][A-Za-z'-]*$")
+# A hint word: letters and digits, inner ' - . & allowed (``R2-D2``, ``7-Eleven``, ``AT&T``),
+# with at least one letter, so a bare number (``2``) cannot spell out a code digit.
+_HINT_WORD = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9'.&-]*[A-Za-z0-9.])?$")
+_LETTER = re.compile(r"[A-Za-z]")
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,10 @@ class DecryptoConfig:
         interception_limit: interception tokens that make Eve win.
         max_hint_words: words allowed per hint (1..this).
         max_hint_chars: characters allowed per hint.
+        hint_rule: when a hint breaks the keyword rule
+            (:func:`~cluegym.envs.core.matching.hint_keyword`): ``"paper"`` (the keyword, its
+            stem/lemma, or the keyword as a whole word of the hint) or ``"substring"`` (also
+            any word containing the keyword's letters, e.g. ``seal`` for ``sea``).
     """
 
     num_keywords: int = 4
@@ -64,8 +71,11 @@ class DecryptoConfig:
     interception_limit: int = 2
     max_hint_words: int = 2
     max_hint_chars: int = 40
+    hint_rule: Literal["paper", "substring"] = "paper"
 
     def __post_init__(self) -> None:
+        if self.hint_rule not in HINT_RULES:
+            raise ValueError(f"hint_rule must be one of {', '.join(HINT_RULES)}; got {self.hint_rule!r}")
         if not 2 <= self.num_keywords <= 9:
             raise ValueError(f"num_keywords must be in 2..9, got {self.num_keywords}")
         if not 1 <= self.code_length <= self.num_keywords:
@@ -207,8 +217,11 @@ class DecryptoRules(GameRules[DecryptoState]):
     def hint_error(self, hint: object, keywords: Sequence[str]) -> str | None:
         """Why ``hint`` is not a valid hint for these keywords, or None if it is.
 
-        A hint is 1..max_hint_words words of letters (inner ``'``/``-`` allowed), and must not
-        equal or contain any keyword or share a keyword's stem (``fireman`` for ``fire``).
+        A hint is 1..max_hint_words words, each of letters and digits with at least one letter
+        (inner ``'``, ``-``, ``.``, ``&`` allowed: ``R2-D2``, ``7-Eleven``), and must not break
+        the keyword rule of ``config.hint_rule`` (:func:`~cluegym.envs.core.matching.hint_keyword`):
+        under the paper's rule, not be a keyword, share its stem or lemma, or contain it as a
+        whole word (``fire truck``); ``farm`` for ``arm`` is fine.
         """
         if not isinstance(hint, str):
             return f"a hint must be a string, got {type_name(hint)}"
@@ -220,12 +233,14 @@ class DecryptoRules(GameRules[DecryptoState]):
         words = text.split()
         if len(words) > self.config.max_hint_words:
             return f"hint {text!r} has {len(words)} words; hints are 1-{self.config.max_hint_words} words"
-        bad = [w for w in words if not _HINT_WORD.match(w)]
+        bad = [w for w in words if not (_HINT_WORD.match(w) and _LETTER.search(w))]
         if bad:
-            return f"hint {text!r} must be made of words (letters only), not {bad[0]!r}"
-        keyword = first_mention(text, keywords)
+            return (f"hint {text!r} must be made of words (letters, digits and inner ' - . &, with a letter), "
+                    f"not {bad[0]!r}")
+        keyword = hint_keyword(text, keywords, self.config.hint_rule)
         if keyword is not None:
-            return f"hint {text!r} is or contains the keyword {keyword!r} (or its stem)"
+            what = "contains" if self.config.hint_rule == "substring" else "contains as a word"
+            return f"hint {text!r} is, {what} or shares a stem with the keyword {keyword!r}"
         return None
 
     def hints_error(self, hints: object, keywords: Sequence[str]) -> str | None:

@@ -108,14 +108,16 @@ def test_surviving_all_turns_wins_for_encoders():
     "hints, reason",
     [
         (("guitars", "saddle", "tower"), "keyword 'guitar'"),
-        (("music", "horseshoe", "tower"), "keyword 'horse'"),
+        (("music", "horses", "tower"), "keyword 'horse'"),
         (("music", "apple pie", "tower"), "keyword 'apple'"),
+        (("music", "castle-keep", "tower"), "keyword 'castle'"),
         (("music", "three word hint", "tower"), "3 words"),
         (("music", "", "tower"), "empty"),
         (("music", "saddle"), "expected 3 hints"),
         ("music saddle tower", "tuple"),
         (("music", 7, "tower"), "string"),
-        (("mus1c", "saddle", "tower"), "letters"),
+        (("music", "2", "tower"), "with a letter"),
+        (("music", "saddle!", "tower"), "letters"),
     ],
 )
 def test_invalid_hints_rejected_with_reason_and_game_intact(hints, reason):
@@ -130,9 +132,29 @@ def test_invalid_hints_rejected_with_reason_and_game_intact(hints, reason):
     assert env.agent_selection == "bob" and "error" not in env.infos["alice"]
 
 
+@pytest.mark.parametrize("hint", ["horseshoe", "farm", "R2-D2", "7-Eleven", "applesauce", "castellan"])
+def test_paper_hint_rule_accepts_words_that_only_share_letters(hint):
+    # The paper: "real words (including proper nouns) ... refer to the meaning of the
+    # keywords, not to their spelling" (section 2). Only the keyword, its stem/lemma or the
+    # keyword as a whole word is refused; KEYWORDS are guitar, horse, castle, apple.
+    env = new_env()
+    env.step(("music", hint, "tower"))
+    assert env.agent_selection == "bob", env.infos["alice"].get("error")
+
+
+@pytest.mark.parametrize("hint, keyword", [("horseshoe", "horse"), ("applesauce", "apple")])
+def test_substring_hint_rule_is_an_option(hint, keyword):
+    env = new_env(hint_rule="substring")
+    env.step(("music", hint, "tower"))
+    assert env.agent_selection == "alice"
+    assert f"keyword {keyword!r}" in env.infos["alice"]["error"]
+    with pytest.raises(ValueError, match="hint_rule"):
+        DecryptoConfig(hint_rule="letters")
+
+
 def test_fallback_after_max_retries_keeps_valid_hints():
     env = new_env(max_retries=1)
-    env.step(("music", "horsey", "tower"))
+    env.step(("music", "horse", "tower"))
     env.step(("music", "horses", "tower"))
     assert env.agent_selection == "bob"
     assert env.state.hints == ("music", PASS_HINT, "tower")
@@ -187,7 +209,7 @@ def test_prompt_has_paper_structure():
     assert "You are playing a variant of the code guessing game Decrypto" in alice
     assert "Turn 1 summary:" in alice and "Hint History:" in alice and "Code History:" in alice
     assert "Turn 2: 0 Miscommunications, 0 Interceptions so far." in alice
-    assert "The 4 keywords are: {1: guitar, 2: horse, 3: castle, 4: apple}" in alice
+    assert "The four keywords are: {1: guitar, 2: horse, 3: castle, 4: apple}" in alice
     assert "You are the Interceptor" in eve and "keywords are: {1: guitar" not in eve
     assert all(ch.isprintable() or ch in "\n\t" for ch in eve)
 

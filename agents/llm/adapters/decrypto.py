@@ -26,7 +26,7 @@ from cluegym.agents.base import Forfeit
 from cluegym.agents.llm.agent import DeadlineExpired, LLMAgent
 from cluegym.agents.llm.backends import Message
 from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_code, parse_hints
-from cluegym.envs.decrypto.prompts import ROLE_PROMPTS, hint_dict, keyword_dict, system_prompt, turn_request, turn_summaries
+from cluegym.envs.decrypto.prompts import hint_dict, keyword_dict, role_prompt, system_prompt, turn_request, turn_summaries
 from cluegym.envs.decrypto.rules import DecryptoConfig, DecryptoState, TurnRecord, all_codes, format_code
 
 
@@ -106,7 +106,7 @@ def rebuild_state(observation: dict[str, Any], seat: str) -> DecryptoState:
 def paper_messages(observation: dict[str, Any], seat: str, config: DecryptoConfig) -> list[Message]:
     """The paper's system prompt (Listing 1 + role Listing 2-4) and user prompt (Listings 5-7)."""
     state = rebuild_state(observation, seat)
-    system = system_prompt(config) + "\n\n" + ROLE_PROMPTS[seat]
+    system = system_prompt(config) + "\n\n" + role_prompt(seat, config)
     user = turn_summaries(state, config) + turn_request(seat, state, config)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
