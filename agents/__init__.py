@@ -54,6 +54,7 @@ AGENTS: dict[str, AgentTarget | tuple[AgentTarget, dict[str, Any]]] = {
     "comet": "cluegym.agents.llm.comet:comet_class",
     "caption": "cluegym.agents.embedding.dixit:CaptionAgent",
     "vision": "cluegym.agents.embedding.dixit:VisionAgent",
+    "human": "cluegym.agents.human:HumanAgent",
 }
 
 #: The entry-point group where installed packages declare agents (``name = "module:attr"``).

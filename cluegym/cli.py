@@ -27,6 +27,10 @@ from cluegym.harness import RayNotInstalledError, format_metrics
 COMMANDS: dict[str, str] = {
     "train": "cluegym.training.cli",
     "dixitbench": "cluegym.benchmarks.dixitbench",
+    "tournament": "cluegym.benchmarks.tournament",
+    "leaderboard": "cluegym.benchmarks.leaderboard",
+    "replay": "cluegym.benchmarks.replay_html",
+    "play": "cluegym.benchmarks.play_server",
 }
 
 

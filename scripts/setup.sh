@@ -24,7 +24,8 @@ PIP_QUIET=(--quiet --disable-pip-version-check)
 # Debian data: WordNet (irregular plurals for the taboo-word check, word2vec training data)
 # and openclipart (the Dixit deck builder). Only installed when missing and we are root.
 DEB_PKGS=(wordnet-base)
-[ "$WITH_TEST" = 1 ] && DEB_PKGS+=(openclipart-png)
+# The page tests (cluegym replay / play) drive Debian's chromium through chromium-driver.
+[ "$WITH_TEST" = 1 ] && DEB_PKGS+=(openclipart-png chromium chromium-driver)
 missing=()
 for pkg in "${DEB_PKGS[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
