@@ -1,4 +1,4 @@
-"""``cluegym train``: train one seat with Stable-Baselines3 by self-play.
+"""``cluegym train``: train one seat with Stable-Baselines3 by self-play, or several seats with RLlib.
 
 Examples:
     cluegym train decrypto --seat eve --steps 8000 --opponent alice=glove:k=16 --opponent bob=glove \\
@@ -6,6 +6,11 @@ Examples:
     cluegym train undercover --seat player_0 --selfplay --opponent '*=glove' --steps 20000
     cluegym train GAME --seat SEAT    # a game that declares only its env: reports mean_return
     cluegym run decrypto --agent eve=ppo:path=runs/decrypto-eve/policy.zip --games 100
+    cluegym train undercover --engine rllib --seats player_0,player_1,player_2 --policies shared \\
+        --opponent '*=glove:infer=false' --baseline glove:infer=false --steps 12288 --out runs/uc-rllib
+    cluegym train decrypto --engine rllib --seats bob,eve --policies per-seat --opponent alice=glove:k=16 \\
+        --num-env-runners 2 --ray-address 127.0.0.1:6379
+    cluegym run undercover --agent player_0=rllib:path=runs/uc-rllib/checkpoint --agent '*=glove:infer=false'
 """
 
 from __future__ import annotations
@@ -42,6 +47,16 @@ def cmd_train(args: argparse.Namespace) -> int:
         module = cluegym.env_module(args.game)
     except ValueError as exc:
         raise SystemExit(f"cluegym train: error: {exc}")
+    if args.engine == "rllib":
+        return cmd_train_rllib(args)
+    rllib_only = {"--seats": args.seats != "all", "--policies": args.policies != "shared",
+                  "--num-env-runners": bool(args.num_env_runners), "--ray-address": args.ray_address is not None}
+    given = [flag for flag, used in rllib_only.items() if used]
+    if given:
+        raise SystemExit(f"cluegym train: error: {', '.join(given)} belong to --engine rllib")
+    if args.seat is None:
+        raise SystemExit("cluegym train: error: the sb3 engine trains one seat: give --seat SEAT "
+                         "(several seats: --engine rllib --seats A,B)")
     seats = list(module.env().possible_agents)
     if args.seat not in seats:
         raise SystemExit(f"cluegym train: error: {args.game} has no seat {args.seat!r}; seats: {', '.join(seats)}")
@@ -90,26 +105,97 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train_rllib(args: argparse.Namespace) -> int:
+    """``cluegym train GAME --engine rllib``: multi-agent PPO on RLlib (:mod:`.rllib_engine`)."""
+    # Deferred on purpose: the RLlib engine imports ray[rllib] (optional and heavy) when it runs.
+    from cluegym.harness.distributed import RayNotInstalledError
+    from cluegym.training.rllib_engine import RLlibTrainConfig, train_rllib
+
+    sb3_only = {"--seat": args.seat is not None, "--shaping": bool(args.shaping), "--tensorboard": args.tensorboard,
+                "--algo": args.algo != "maskable_ppo", "--vec": args.vec != "dummy", "--n-envs": args.n_envs != 4}
+    given = [flag for flag, used in sb3_only.items() if used]
+    if given:
+        raise SystemExit(f"cluegym train: error: {', '.join(given)} belong to the sb3 engine; --engine rllib takes "
+                         "--seats, --policies, --num-env-runners, --ray-address (and trains PPO)")
+    opponents: dict[str, list[str]] = {}
+    for seat, spec in _pairs(args.opponent, "--opponent"):
+        opponents.setdefault("*" if seat == "all" else seat, []).append(spec)
+    try:
+        config = RLlibTrainConfig(
+            game=args.game, seats=args.seats, policies=args.policies, steps=args.steps, opponents=opponents,
+            selfplay=args.selfplay, snapshot_every=args.snapshot_every, max_snapshots=args.max_snapshots,
+            eval_every=args.eval_every or max(1, args.steps // 4), eval_games=args.eval_games,
+            eval_seed=args.eval_seed, baselines=args.baseline, invalid_action_penalty=args.invalid_penalty,
+            task_options={k: _value(v) for k, v in _pairs(args.task, "--task")},
+            env_kwargs={k: _value(v) for k, v in _pairs(args.env, "--env")},
+            algo_kwargs={k: _value(v) for k, v in _pairs(args.algo_arg, "--algo-arg")},
+            num_env_runners=args.num_env_runners, ray_address=args.ray_address or "local", scorer=args.scorer,
+            seed=args.seed,
+            out=args.out or "",
+        )
+        summary = train_rllib(config)
+    except (AgentSpecError, ValueError, TypeError, FileNotFoundError, ImportError, ConnectionError,
+            RayNotInstalledError) as exc:
+        raise SystemExit(f"cluegym train: error: {' '.join(str(exc).split())}")
+    seats = list(summary["policies"])
+    print(f"\n{args.game}/{'+'.join(seats)}: RLlib PPO ({args.policies} policies: "
+          f"{', '.join(f'{s}->{p}' for s, p in summary['policies'].items())}), {summary['steps_trained']:,} env steps, "
+          f"{summary['train_minutes']:.1f} min training")
+    if summary["steps_rounding"]:
+        print(f"--steps {summary['steps_rounding']}")
+    columns = list(summary["seat_metrics"].values())
+    pick = (lambda row: {c: row[c] for c in columns})
+    # "trained" is the saved checkpoint itself, reloaded and evaluated after the last iteration.
+    rows = {"untrained": pick(summary["untrained"]), "trained (checkpoint)": pick(summary["final"]),
+            **{f"baseline {spec}": pick(row) for spec, row in summary["baseline_rows"].items()}}
+    print(f"each learning seat's metric on {config.eval_games} evaluation games (seed {config.eval_seed}); "
+          f"headline {summary['metric']}:")
+    print(format_metrics(rows))
+    checkpoint = summary["checkpoint"]
+    print(f"checkpoint: {checkpoint}  (play it: " + " ".join(
+        f"--agent {s}=rllib:path={checkpoint},policy={p}" for s, p in summary["policies"].items()) + ")")
+    print(f"curve: {config.out}/curve.png  logs: {config.out}/eval.csv, {config.out}/summary.json")
+    return 0
+
+
 def register_cli(subparsers: Any) -> None:
     """Add the ``train`` subcommand to the ``cluegym`` parser."""
-    p = subparsers.add_parser("train", help="train one seat with Stable-Baselines3 (self-play, policy pool)",
+    p = subparsers.add_parser("train", help="train one seat with Stable-Baselines3 (self-play, policy pool), or "
+                                            "several seats with RLlib (--engine rllib)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", help="game name, e.g. decrypto")
-    p.add_argument("--seat", required=True, help="the learner's seat, e.g. eve")
-    p.add_argument("--algo", default="maskable_ppo", help="maskable_ppo (default), ppo, a2c or dqn")
-    p.add_argument("--steps", type=int, default=20_000, help="learner env steps (default 20000)")
+    p.add_argument("--engine", choices=("sb3", "rllib"), default="sb3",
+                   help="sb3 (default): one seat, Stable-Baselines3; rllib: several learning seats, RLlib PPO with "
+                        "action masking (needs cluegym[rllib])")
+    p.add_argument("--seat", help="sb3: the learner's seat, e.g. eve (required)")
+    p.add_argument("--seats", default="all",
+                   help="rllib: the learning seats, comma-separated (e.g. bob,eve) or 'all' (default)")
+    p.add_argument("--policies", choices=("shared", "per-seat", "per-role"), default="shared",
+                   help="rllib: one policy for every learning seat (shared, default), one per seat, or one per "
+                        "role (seats whose tasks share a role share a policy)")
+    p.add_argument("--num-env-runners", type=int, default=0,
+                   help="rllib: env runner processes sampling in parallel (default 0: sample in the driver)")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="rllib: join the Ray cluster at HOST:PORT (or 'auto'); default: a Ray of this machine "
+                        "on 127.0.0.1, started for the run")
+    p.add_argument("--algo", default="maskable_ppo", help="sb3: maskable_ppo (default), ppo, a2c or dqn")
+    p.add_argument("--steps", type=int, default=20_000,
+                   help="learner env steps (default 20000); rllib: rounded up to whole iterations "
+                        "(train_batch_size_per_learner, default 512)")
     p.add_argument("--opponent", action="append", default=[], metavar="SEAT=SPEC",
                    help="add SPEC to SEAT's opponent pool ('*' for every other seat); repeatable. "
                         "Seats not named play the game's default agents")
     p.add_argument("--selfplay", action="store_true",
-                   help="add learner snapshots to the pools of seats with the learner's role")
+                   help="add learner snapshots to the pools of seats with the learner's role (rllib: of a learning "
+                        "seat's role, playing that seat's policy)")
     p.add_argument("--snapshot-every", type=int, default=5_000, help="env steps between snapshots (default 5000)")
     p.add_argument("--max-snapshots", type=int, default=5, help="snapshots kept per pool (default 5)")
     p.add_argument("--eval-every", type=int, default=0, help="env steps between evaluations (default steps/4)")
     p.add_argument("--eval-games", type=int, default=100, help="games per evaluation (default 100)")
     p.add_argument("--eval-seed", type=int, default=12_345, help="match seed of the evaluation games")
     p.add_argument("--baseline", action="append", default=[], metavar="SPEC",
-                   help="also evaluate this agent in the learner's seat (reference line); repeatable")
+                   help="also evaluate this agent in the learner's seat (rllib: in every learning seat) "
+                        "(reference line); repeatable")
     p.add_argument("--shaping", type=float, default=0.0,
                    help="potential-based reward shaping scale from the game score (default 0: off)")
     p.add_argument("--invalid-penalty", type=float, default=0.0, help="reward for a rejected action (default 0)")
@@ -119,7 +205,9 @@ def register_cli(subparsers: Any) -> None:
                         "mean episode return); repeatable")
     p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="game option; repeatable")
     p.add_argument("--algo-arg", action="append", default=[], metavar="KEY=VALUE",
-                   help="algorithm option (JSON values), e.g. learning_rate=0.0003; repeatable")
+                   help="algorithm option (JSON values), e.g. learning_rate=0.0003 (rllib: PPOConfig.training "
+                        "keywords, e.g. lr=0.0003, train_batch_size_per_learner=1024, and fcnet_hiddens=[64,64]); "
+                        "repeatable")
     p.add_argument("--n-envs", type=int, default=4, help="parallel envs (default 4)")
     p.add_argument("--vec", choices=("dummy", "subproc"), default="dummy", help="vectorisation (default dummy)")
     p.add_argument("--seed", type=int, default=0, help="seed of the model and envs (default 0)")
