@@ -179,6 +179,7 @@ def run_tournament(
     env_kwargs: dict[str, Any] | None = None,
     concurrency: int = 1,
     progress: bool = True,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Play (or resume) a round-robin tournament and write its reports.
 
@@ -191,6 +192,9 @@ def run_tournament(
         env_kwargs: game options.
         concurrency: games played at once within a match (LLM agents overlap their requests).
         progress: show one progress bar over every game of the tournament.
+        ray_address: play each match's games as Ray tasks on this cluster (``"local"`` for a
+            Ray of this machine), as ``cluegym run --ray-address`` does; the rows, and so the
+            reports, are those of a local run.
 
     Returns:
         ``{"settings", "sides", "matches", "skipped", "ratings", "side_ratings", "head_to_head",
@@ -246,7 +250,7 @@ def run_tournament(
             summaries[match.id] = run_match(
                 game, {seat: agents[name] for seat, name in match.seats.items()}, games=games, seed=seed,
                 env_kwargs=match.env_kwargs, concurrency=concurrency, results_path=results_file(match),
-                progress=False, on_game=lambda index, record: bar.update(1),
+                progress=False, on_game=lambda index, record: bar.update(1), ray_address=ray_address,
             )
     finally:
         bar.close()
@@ -349,8 +353,9 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             env_kwargs[key] = value
     try:
         report = run_tournament(args.game, agents, games=args.games, seed=args.seed, out_dir=args.out,
-                                env_kwargs=env_kwargs, concurrency=args.concurrency, progress=not args.no_progress)
-    except (AgentSpecError, ValueError, TypeError, OSError) as exc:
+                                env_kwargs=env_kwargs, concurrency=args.concurrency, progress=not args.no_progress,
+                                ray_address=args.ray_address)
+    except (AgentSpecError, ValueError, TypeError, OSError, ImportError) as exc:  # ImportError: no Ray
         _usage_error(str(exc))
     except KeyboardInterrupt:
         print(f"\ncluegym: interrupted; the finished games are in {args.out}/matches, rerun to resume", file=sys.stderr)
@@ -380,5 +385,8 @@ def register_cli(subparsers: Any) -> None:
     parser.add_argument("--out", required=True, help="tournament folder (resumed when it exists)")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="game option; repeatable")
     parser.add_argument("--concurrency", type=int, default=1, help="games played at once within a match (default 1)")
+    parser.add_argument("--ray-address", default=None, metavar="ADDR",
+                        help="play the games as Ray tasks on this cluster ('local': a Ray of this machine); "
+                             "needs pip install 'cluegym[rllib]'")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=cmd_tournament)

@@ -248,3 +248,16 @@ def test_cli_plays_on_a_ray_head_and_resumes(tmp_path):
     assert finished_lines(partial) == local
     assert same_summary(json.loads((tmp_path / "ray.json").read_text())) == \
         same_summary(json.loads((tmp_path / "local.json").read_text()))
+
+
+def test_a_tournament_on_ray_writes_the_local_reports(ray_cluster, tmp_path):
+    """``cluegym tournament --ray-address`` spreads every match over Ray: same games, same ratings."""
+    from cluegym.benchmarks.tournament import run_tournament
+
+    agents = {"first": "random", "second": "random"}
+    local = run_tournament("taboo", agents, games=3, seed=SEED, out_dir=tmp_path / "local", progress=False)
+    on_ray = run_tournament("taboo", agents, games=3, seed=SEED, out_dir=tmp_path / "ray", progress=False,
+                            ray_address="local")
+    assert local["ok"] and on_ray["ok"]
+    assert (tmp_path / "ray" / "games.jsonl").read_text() == (tmp_path / "local" / "games.jsonl").read_text()
+    assert on_ray["ratings"] == local["ratings"]
