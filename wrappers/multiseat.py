@@ -18,7 +18,12 @@ zero-padded to the largest seat, padded choices masked), as Tianshou requires:
 the right view for turn-based phases); :class:`MultiSeatParallelEnv` is its ParallelEnv twin,
 where the learning seats of a simultaneous block (e.g. Undercover's votes) decide together.
 Both take RLlib's ``PettingZooEnv``/``ParallelPettingZooEnv`` and Tianshou's ``PettingZooEnv``
-unchanged (README "Multi-agent RL libraries"). Rewards are each learning seat's game rewards.
+unchanged (README "Multi-agent RL libraries"). Rewards are each learning seat's game rewards,
+plus optional potential-based shaping (``shaping=``, :mod:`cluegym.wrappers.shaping`, as the
+single-seat SB3 path): each learning seat's transitions run from one of its decisions to its
+next, so a seat gets ``scale * (gamma * phi(next decision) - phi(this decision))`` with its next
+decision (``phi = 0`` at the end of the game). The unshaped return is always reported: the
+finished game's infos hold ``game_return`` (the game's rewards only) and ``shaping_return``.
 
 Example:
     >>> env = MultiSeatEnv("decrypto", learners="bob,eve", opponents={"alice": "glove:k=16"})
@@ -39,6 +44,7 @@ from pettingzoo import AECEnv, ParallelEnv
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.wrappers.selfplay import SeatTask, make_task
+from cluegym.wrappers.shaping import PotentialShaping
 
 __all__ = ["MultiSeatEnv", "MultiSeatParallelEnv", "learning_seats"]
 
@@ -74,6 +80,12 @@ class MultiSeatEnv(AECEnv):
         observation_key: the key of the feature vector (``"observation"``, or
             ``"observations"`` for RLlib's action-masking module).
         invalid_action_penalty: reward for a choice the game rejects (default 0).
+        numeric_infos: infos hold numbers only: a finished game gives ``game_return`` but not
+            the ``game_result`` record, a rejection sets ``rejected`` to True instead of the
+            reason. Tianshou needs it: its replay buffer stores every info and rejects the
+            None it pads a text entry with in the steps that lack it ("NaNs in buffer").
+        shaping: potential-based reward shaping from the game's potential: a scale (0 or
+            None: off; gamma 0.99) or a :class:`~cluegym.wrappers.shaping.PotentialShaping`.
     """
 
     metadata = {"name": "cluegym_multiseat", "render_modes": ["ansi"], "is_parallelizable": False}
@@ -89,6 +101,8 @@ class MultiSeatEnv(AECEnv):
         observation_key: str = "observation",
         invalid_action_penalty: float = 0.0,
         render_mode: str | None = None,
+        numeric_infos: bool = False,
+        shaping: float | PotentialShaping | None = None,
     ) -> None:
         super().__init__()
         module = cluegym.env_module(game)
@@ -110,6 +124,12 @@ class MultiSeatEnv(AECEnv):
         self.observation_spaces = {seat: observation_space for seat in self.possible_agents}
         self.action_spaces = {seat: action_space for seat in self.possible_agents}
         self.invalid_action_penalty = float(invalid_action_penalty)
+        self.numeric_infos = bool(numeric_infos)
+        if isinstance(shaping, bool) or not (shaping is None or isinstance(shaping, (int, float, PotentialShaping))):
+            raise TypeError(f"shaping must be a scale or a PotentialShaping, got {shaping!r}")
+        self.shaping: PotentialShaping | None = (
+            shaping if isinstance(shaping, PotentialShaping) or not shaping
+            else PotentialShaping.for_game(game, scale=float(shaping))) or None
         self.render_mode = render_mode
         defaults: dict[str, str] = dict(getattr(module, "DEFAULT_AGENTS", {}))
         named = dict(opponents or {})
@@ -147,6 +167,22 @@ class MultiSeatEnv(AECEnv):
             agent.reset(int(self._rng.integers(2**63 - 1)))
         self._pending = {}
         self.game_rewards = {seat: 0.0 for seat in self.possible_agents}
+        self.shaping_rewards = {seat: 0.0 for seat in self.possible_agents}
+        # A seat's potential at its last decision (None before its first: no transition yet).
+        self._phi: dict[str, float | None] = {seat: None for seat in self.possible_agents}
+
+    def _shape(self, seat: str, rewards: dict[str, float], terminal: bool) -> None:
+        """Close ``seat``'s transition at a decision (or at the game's end) with the shaping
+        term; the first decision of a game only records the potential."""
+        if self.shaping is None:
+            return
+        phi = self.shaping.phi(self.game_env, seat, terminal)
+        before = self._phi[seat]
+        if before is not None:
+            term = self.shaping.term(before, phi)
+            rewards[seat] = rewards.get(seat, 0.0) + term
+            self.shaping_rewards[seat] += term
+        self._phi[seat] = None if terminal else phi
 
     def _collect(self, rewards: dict[str, float]) -> None:
         for seat in self.possible_agents:
@@ -219,19 +255,27 @@ class MultiSeatEnv(AECEnv):
     def features(self, seat: str) -> dict[str, np.ndarray]:
         """The padded observation of a learning seat (zeros when it has no decision pending)."""
         vector = np.zeros(self.feature_size, dtype=np.float32)
+        pending = self._pending.get(seat)
+        if pending is not None:
+            values = np.asarray(self.tasks[seat].features(*pending), dtype=np.float32).reshape(-1)
+            vector[: values.size] = values
+        return {self.observation_key: vector, "action_mask": self._action_mask(seat)}
+
+    def _action_mask(self, seat: str) -> np.ndarray:
+        """The padded mask of a learning seat (no features computed: infos need only this)."""
         mask = np.zeros(self.n_actions, dtype=np.int8)
         pending = self._pending.get(seat)
         if pending is not None:
-            task = self.tasks[seat]
-            values = np.asarray(task.features(*pending), dtype=np.float32).reshape(-1)
-            vector[: values.size] = values
-            legal = task.legal(*pending)
+            legal = self.tasks[seat].legal(*pending)
             mask[: legal.size] = legal if legal.any() else np.ones(legal.size, dtype=bool)
-        return {self.observation_key: vector, "action_mask": mask}
+        return mask
 
     def _end_infos(self) -> dict[str, Any]:
+        shaped = {"shaping_return": dict(self.shaping_rewards)} if self.shaping is not None else {}
+        if self.numeric_infos:
+            return {"game_return": dict(self.game_rewards), **shaped}
         record = self.game_env.game_record()
-        return {"game_result": record.get("result"), "game_return": dict(self.game_rewards)}
+        return {"game_result": record.get("result"), "game_return": dict(self.game_rewards), **shaped}
 
     # ----------------------------------------------------------------- AEC API
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -252,6 +296,8 @@ class MultiSeatEnv(AECEnv):
 
     def _advance(self, rewards: dict[str, float]) -> None:
         next_seat = self._play_others(rewards)
+        for seat in self.agents if next_seat is None else [next_seat]:
+            self._shape(seat, rewards, terminal=next_seat is None)
         for seat, reward in rewards.items():
             self.rewards[seat] = reward
         if next_seat is None:
@@ -262,7 +308,7 @@ class MultiSeatEnv(AECEnv):
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = next_seat
-            self.infos[next_seat] = {"action_mask": self.features(next_seat)["action_mask"]}
+            self.infos[next_seat] = {"action_mask": self._action_mask(next_seat)}
         self._accumulate_rewards()
 
     def step(self, action: Any) -> None:
@@ -276,7 +322,7 @@ class MultiSeatEnv(AECEnv):
         rejected = self._apply_learner(seat, action, rewards)
         self._advance(rewards)
         if rejected is not None and seat in self.infos:
-            self.infos[seat]["rejected"] = rejected
+            self.infos[seat]["rejected"] = True if self.numeric_infos else rejected
 
     def render(self) -> str | None:
         return self.game_env.render() if self.render_mode == "ansi" else None
@@ -323,7 +369,10 @@ class MultiSeatParallelEnv(ParallelEnv):
                 decision = aec._decision(seat)
                 if decision is not None:
                     aec._pending[seat] = decision
-        return [seat for seat in block if seat in aec._pending]
+        acting = [seat for seat in block if seat in aec._pending]
+        for seat in acting:
+            aec._shape(seat, rewards, terminal=False)
+        return acting
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start a game (see :meth:`MultiSeatEnv.reset`)."""
@@ -361,6 +410,9 @@ class MultiSeatParallelEnv(ParallelEnv):
                 break
         self._block = self._acting(rewards) if not game.game_over else []
         over = game.game_over
+        if over:
+            for seat in self.agents:
+                aec._shape(seat, rewards, terminal=True)
         observations = self._observations()
         full_rewards = {seat: float(rewards.get(seat, 0.0)) for seat in self.agents}
         terminations = {seat: over for seat in self.agents}
@@ -383,7 +435,7 @@ class MultiSeatParallelEnv(ParallelEnv):
     def _infos(self, rejected: Mapping[str, str]) -> dict[str, dict[str, Any]]:
         infos = {seat: {"acting": seat in self._block} for seat in self.agents}
         for seat, reason in rejected.items():
-            infos[seat]["rejected"] = reason
+            infos[seat]["rejected"] = True if self.aec.numeric_infos else reason
         return infos
 
     def render(self) -> str | None:

@@ -66,6 +66,8 @@ class GuessCandidates:
         self._vocabulary = list(vocabulary) if vocabulary is not None else None
         self._known: tuple[list[str], np.ndarray] | None = None
         self._speech_encoder: Any = None
+        # The features and the candidates of one decision both score its dialogue: keep the last.
+        self._last: tuple[tuple[str, ...], list[tuple[str, float]]] | None = None
 
     def _speech(self) -> Any:
         """Utterance vectors as the baselines compute them: the mean of the content words."""
@@ -80,7 +82,12 @@ class GuessCandidates:
 
     def scored(self, observation: dict[str, Any]) -> list[tuple[str, float]]:
         """The ``n - 1`` best words and their similarity to the attacker's talk."""
+        dialogue = tuple(str(u) for u in observation["dialogue"])
+        if self._last is None or self._last[0] != dialogue:
+            self._last = (dialogue, self._score(observation))
+        return list(self._last[1])
 
+    def _score(self, observation: dict[str, Any]) -> list[tuple[str, float]]:
         talk = _attacker_talk(observation)
         if not talk:
             return []
@@ -94,17 +101,32 @@ class GuessCandidates:
         sims = matrix @ (centre / norm)
         said = {t for u in observation["dialogue"] if u for t in tokens(u)}
         out = []
-        for j in np.argsort(-sims, kind="stable"):
-            word = vocab[int(j)]
-            if word in said:
-                continue
-            out.append((word, float(sims[j])))
-            if len(out) == self.n - 1:
-                break
+        for order in (_top_order(sims, self.n - 1 + len(said)), None):
+            if order is None:  # the top words were not enough (repeated vocabulary words): all
+                order = np.argsort(-sims, kind="stable")
+            out = []
+            for j in order:
+                word = vocab[int(j)]
+                if word in said:
+                    continue
+                out.append((word, float(sims[j])))
+                if len(out) == self.n - 1:
+                    return out
         return out
 
     def __call__(self, observation: dict[str, Any], info: dict[str, Any]) -> list[str]:
         return [""] + [w for w, _ in self.scored(observation)]
+
+
+def _top_order(values: np.ndarray, k: int) -> np.ndarray:
+    """The start of ``np.argsort(-values, kind="stable")`` down to its ``k``-th value: every
+    index with a value tied with the ``k``-th is kept, so the order is that prefix exactly
+    (a partition and a sort of the few, instead of sorting the whole vocabulary)."""
+    if k >= len(values):
+        return np.argsort(-values, kind="stable")
+    threshold = np.partition(values, len(values) - k)[len(values) - k]
+    top = np.flatnonzero(values >= threshold)  # ascending indices: ties stay in index order
+    return top[np.argsort(-values[top], kind="stable")]
 
 
 class GuessFeatures(Featurizer):

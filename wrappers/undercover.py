@@ -80,17 +80,10 @@ class VoterFeatures(Featurizer):
         alive = np.asarray(observation["alive"], dtype=bool)
         others = alive.copy()
         others[me] = False
-        said = [[row[p] for row in observation["descriptions"] if row[p]] for p in range(n)]
         own = self.words.vector(str(observation["word"]))
-        vectors = [self.words.matrix(texts) for texts in said]
-        centroid_of = [_unit(v.mean(axis=0)) if len(v) else np.zeros(self.words.dim, np.float32) for v in vectors]
+        vectors, table = self._table(observation, alive)
         fit_mean = np.array([float((v @ own).mean()) if len(v) else 0.0 for v in vectors])
         fit_last = np.array([float(v[-1] @ own) if len(v) else 0.0 for v in vectors])
-        table = np.zeros(n)
-        for p in range(n):
-            rest = [centroid_of[q] for q in range(n) if q != p and alive[q] and len(vectors[q])]
-            if len(vectors[p]) and rest:
-                table[p] = float(centroid_of[p] @ _unit(np.mean(rest, axis=0)))
         votes = np.asarray(observation["votes"])
         received = np.array([(votes == p).sum() for p in range(n)], dtype=float) / max(1, n)
         voted_me = np.array([float((votes[:, p] == me).any()) for p in range(n)])
@@ -103,6 +96,32 @@ class VoterFeatures(Featurizer):
         context = np.array([float(observation["round"]) / self.max_rounds, alive.mean(),
                             table[me], _standardize(table, alive)[me]])
         return np.concatenate([per.ravel(), context])
+
+    def _table(self, observation: dict[str, Any], alive: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+        """Each player's description vectors and their fit to the rest of the table. Every
+        voter of a round reads the same descriptions, so the last result is shared (keyed by
+        the embedding, the descriptions and who is alive) by every VoterFeatures."""
+        global _LAST_TABLE
+        n = self.n
+        descriptions = tuple(tuple(str(text) for text in row) for row in observation["descriptions"])
+        key = (self.words.embedding, n, descriptions, alive.tobytes())
+        if _LAST_TABLE is not None and _LAST_TABLE[0] == key:
+            return _LAST_TABLE[1]
+        said = [[row[p] for row in observation["descriptions"] if row[p]] for p in range(n)]
+        vectors = [self.words.matrix(texts) for texts in said]
+        centroid_of = [_unit(v.mean(axis=0)) if len(v) else np.zeros(self.words.dim, np.float32) for v in vectors]
+        table = np.zeros(n)
+        for p in range(n):
+            rest = [centroid_of[q] for q in range(n) if q != p and alive[q] and len(vectors[q])]
+            if len(vectors[p]) and rest:
+                table[p] = float(centroid_of[p] @ _unit(np.mean(rest, axis=0)))
+        table.flags.writeable = False  # shared between calls: read only
+        _LAST_TABLE = (key, (vectors, table))
+        return vectors, table
+
+
+#: The last :meth:`VoterFeatures._table` result, with its key.
+_LAST_TABLE: tuple[tuple[Any, ...], tuple[list[np.ndarray], np.ndarray]] | None = None
 
 
 class DescriptionCandidates:

@@ -1,0 +1,241 @@
+"""Learning-view throughput: steps/s of the raw game env and of the learner views over it.
+
+For each game with a learner task, four ways of playing the same game (observation digests
+off everywhere, the same game options) are timed:
+
+- ``raw``: the AEC env played by :func:`cluegym.benchmarks.throughput.measure` (a scripted
+  first-legal policy at every seat; the baseline of issue 15);
+- ``raw-rnd``: the AEC env with the ``random`` agent at every seat: the same players as the
+  views (random moves make other games than the scripted ones: Decrypto's scripted guessers
+  agree and end the game in a few steps), so ``x raw-rnd`` is the cost of the view itself;
+- ``sb3``: :class:`~cluegym.wrappers.selfplay.SelfPlayEnv`, one learning seat (the SB3 view);
+- ``multi``: :class:`~cluegym.wrappers.multiseat.MultiSeatEnv`, several learning seats (the
+  PettingZoo view of RLlib and Tianshou).
+
+In the views, the learning seats choose uniformly among their legal choices (a seeded
+generator) and every other seat and delegated decision is played by the ``random`` agent, so
+the figures are the cost of the views (features, candidates, masks, bookkeeping), not of
+opponent models. Two kinds of step are counted:
+
+- **env steps**: calls of the game env's ``step`` (every seat's moves, rejected attempts and
+  dead steps): the unit of ``raw``, and the column the ratio compares;
+- **decisions**: the learner's decisions, i.e. calls of the view's ``step`` (what an RL
+  library counts as its env steps; the AEC view's end-of-game dead steps are not counted).
+
+``cpu%`` is the process's CPU time over wall time while measuring: below ~95% the machine
+was busy with other work and every figure of that row is low. ``--cpu-time`` divides every
+rate by that share (steps per CPU-second of this process): comparable figures on a shared
+machine.
+
+Usage:
+    python -m cluegym.benchmarks.learner_throughput --seconds 5
+    python -m cluegym.benchmarks.learner_throughput --games decrypto,undercover --seed 1
+    python -m cluegym.benchmarks.learner_throughput --cpu-time   # on a shared machine
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+import cluegym
+from cluegym.agents import make_agent
+from cluegym.benchmarks.throughput import measure
+from cluegym.wrappers.multiseat import MultiSeatEnv
+from cluegym.wrappers.selfplay import SelfPlayEnv
+
+__all__ = ["Setup", "SETUPS", "ViewRate", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "main"]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How one game is benchmarked.
+
+    Attributes:
+        seat: the SB3 view's learning seat.
+        learners: the multi-seat view's learning seats (comma-separated, or ``"all"``).
+        env_kwargs: game options for all three (e.g. Dixit's ``reveal_captions``).
+        task_options: the tasks' options (their delegates play ``random`` here).
+    """
+
+    seat: str
+    learners: str
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    task_options: dict[str, Any] = field(default_factory=dict)
+
+
+#: The games with a learner task. Taboo has one learning seat (the defender's guess).
+SETUPS: dict[str, Setup] = {
+    "decrypto": Setup("eve", "all"),
+    "undercover": Setup("player_0", "all", task_options={"speaker": "random"}),
+    "taboo": Setup("defender", "defender", task_options={"speaker": "random"}),
+    "dixit": Setup("player_0", "all", env_kwargs={"reveal_captions": True}, task_options={"player": "random"}),
+}
+
+
+@dataclass
+class ViewRate:
+    """Throughput of one learner view over about ``seconds`` of play."""
+
+    env_steps_s: float
+    decisions_s: float
+    games_s: float
+    cpu_share: float = float("nan")
+
+
+class _StepCounter:
+    """Counts the calls of an env's ``step`` (installed on that one instance)."""
+
+    def __init__(self, env: Any) -> None:
+        self.count = 0
+        inner = env.step
+
+        def step(action: Any) -> None:
+            self.count += 1
+            inner(action)
+
+        env.step = step
+
+
+def _legal_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
+    legal = np.flatnonzero(mask)
+    return int(rng.choice(legal)) if legal.size else 0
+
+
+def _timed(play_game: Callable[[], int], counter: _StepCounter, seconds: float) -> ViewRate:
+    """Play one warm-up game (lazy loads and caches are not throughput), then whole games
+    for about ``seconds``."""
+    play_game()
+    counter.count = decisions = games = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        decisions += play_game()
+        games += 1
+    elapsed = time.perf_counter() - start
+    cpu_share = (time.process_time() - cpu_start) / elapsed
+    return ViewRate(counter.count / elapsed, decisions / elapsed, games / elapsed, cpu_share)
+
+
+def measure_raw(game: str, setup: Setup, seconds: float) -> ViewRate:
+    """The raw env by :func:`cluegym.benchmarks.throughput.measure` (scripted, every seat);
+    ``decisions_s`` is nan (every step is a decision of some seat)."""
+    start, cpu_start = time.perf_counter(), time.process_time()
+    steps_s, games_s = measure(game, seconds, record_observations=False, **setup.env_kwargs)
+    cpu_share = (time.process_time() - cpu_start) / (time.perf_counter() - start)
+    return ViewRate(steps_s, float("nan"), games_s, cpu_share)
+
+
+def measure_raw_random(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
+    """The raw AEC env with the ``random`` agent at every seat (the views' players)."""
+    env = cluegym.make(game, record_observations=False, **setup.env_kwargs)
+    players = {seat: make_agent("random", game=game, seat=seat, action_space=env.action_space(seat))
+               for seat in env.possible_agents}
+    counter = _StepCounter(env)
+    rng = np.random.default_rng(seed)
+
+    def play_game() -> int:
+        env.reset(seed=int(rng.integers(2**63 - 1)))
+        for player in players.values():
+            player.reset(int(rng.integers(2**63 - 1)))
+        for seat in env.agent_iter():
+            observation, _, terminated, truncated, info = env.last()
+            env.step(None if terminated or truncated else players[seat].act(observation, info))
+        return 0
+
+    rate = _timed(play_game, counter, seconds)
+    rate.decisions_s = float("nan")
+    return rate
+
+
+def measure_selfplay(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
+    """Throughput of the SB3 view (:class:`SelfPlayEnv`) with a random-legal learner."""
+    env = SelfPlayEnv(game, setup.seat, opponents={"*": "random"}, task_options=setup.task_options,
+                      env_kwargs=setup.env_kwargs)
+    counter = _StepCounter(env.aec)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+
+    def play_game() -> int:
+        _, info = env.reset()
+        decisions, done = 0, False
+        while not done:
+            _, _, terminated, truncated, info = env.step(_legal_choice(rng, info["action_mask"]))
+            decisions += 1
+            done = terminated or truncated
+        return decisions
+
+    return _timed(play_game, counter, seconds)
+
+
+def measure_multiseat(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
+    """Throughput of the multi-seat AEC view (:class:`MultiSeatEnv`) with random-legal learners."""
+    env = MultiSeatEnv(game, setup.learners, opponents={"*": "random"}, task_options=setup.task_options,
+                       env_kwargs=setup.env_kwargs)
+    counter = _StepCounter(env.game_env)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+
+    def play_game() -> int:
+        env.reset()
+        decisions = 0
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(_legal_choice(rng, observation["action_mask"]))
+            decisions += 1
+        return decisions
+
+    return _timed(play_game, counter, seconds)
+
+
+def _per_cpu_second(rate: ViewRate) -> ViewRate:
+    """The same rates per CPU-second of this process (wall-clock rates over the CPU share)."""
+    share = rate.cpu_share
+    return ViewRate(rate.env_steps_s / share, rate.decisions_s / share, rate.games_s / share, share)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
+    parser.add_argument("--games", default=",".join(SETUPS), help="comma-separated games (default: all four)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the views' games and learner choices")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="rates per CPU-second of this process instead of per wall-clock second")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0:
+        parser.error(f"--seconds must be > 0, got {args.seconds}")
+    games = [g.strip() for g in args.games.split(",") if g.strip()]
+    unknown = [g for g in games if g not in SETUPS]
+    if unknown or not games:
+        parser.error(f"no learner benchmark for {unknown or args.games!r}; choose from {', '.join(SETUPS)}")
+
+    unit = "CPU-second" if args.cpu_time else "wall-clock second"
+    print(f"env steps/s: game env step() calls, every seat; decisions/s: the learners' choices; "
+          f"x raw, x raw-rnd: env steps/s over those rows'; per {unit}")
+    print(f"{'game':<11} {'view':<8} {'learners':<9} {'env steps/s':>11} {'x raw':>6} {'x raw-rnd':>9} "
+          f"{'decisions/s':>11} {'games/s':>8} {'cpu%':>5}")
+    for game in games:
+        setup = SETUPS[game]
+        rows = [("raw", "-", measure_raw(game, setup, args.seconds)),
+                ("raw-rnd", "-", measure_raw_random(game, setup, args.seconds, args.seed)),
+                ("sb3", setup.seat, measure_selfplay(game, setup, args.seconds, args.seed)),
+                ("multi", setup.learners, measure_multiseat(game, setup, args.seconds, args.seed))]
+        if args.cpu_time:
+            rows = [(view, learners, _per_cpu_second(rate)) for view, learners, rate in rows]
+        raw, raw_random = rows[0][2], rows[1][2]
+        for view, learners, rate in rows:
+            decisions = "-" if np.isnan(rate.decisions_s) else f"{rate.decisions_s:.0f}"
+            print(f"{game:<11} {view:<8} {learners:<9} {rate.env_steps_s:>11.0f} "
+                  f"{rate.env_steps_s / raw.env_steps_s:>6.2f} {rate.env_steps_s / raw_random.env_steps_s:>9.2f} "
+                  f"{decisions:>11} {rate.games_s:>8.1f} {100 * rate.cpu_share:>5.0f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

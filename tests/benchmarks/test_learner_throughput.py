@@ -1,0 +1,31 @@
+"""The learning-view throughput benchmark: every view plays whole games and counts both units."""
+
+from __future__ import annotations
+
+import pytest
+
+from cluegym.benchmarks.learner_throughput import SETUPS, main, measure_multiseat, measure_raw_random, measure_selfplay
+
+
+@pytest.mark.parametrize("game", ["taboo", "undercover"])
+def test_views_count_env_steps_and_decisions(game):
+    setup = SETUPS[game]
+    for measure in (measure_selfplay, measure_multiseat):
+        rate = measure(game, setup, 0.3, seed=0)
+        assert rate.games_s > 0 and rate.decisions_s > 0
+        # Every learner decision is one game step, and the other seats step too.
+        assert rate.env_steps_s > rate.decisions_s
+        assert 0 < rate.cpu_share <= 2.5
+    raw = measure_raw_random(game, setup, 0.3)
+    assert raw.env_steps_s > 0 and raw.games_s > 0
+
+
+def test_main_prints_every_view_and_rejects_unknown_games(capsys):
+    assert main(["--games", "taboo", "--seconds", "0.2", "--cpu-time"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("taboo")]
+    assert [row[1] for row in rows] == ["raw", "raw-rnd", "sb3", "multi"]
+    assert float(rows[0][3]) > 0 and rows[0][4] == "1.00" and rows[1][5] == "1.00"
+    with pytest.raises(SystemExit):
+        main(["--games", "chess"])
+    with pytest.raises(SystemExit):
+        main(["--seconds", "0"])
