@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -31,49 +30,48 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from cluegym.benchmarks.comet_common import (
-    add_endpoint_args, cell, parse_methods, play_undercover, schedule_kwargs, with_endpoint,
+    add_endpoint_args, add_schedule_args, cell, endpoint_specs, parse_labels, parse_methods, play_both_roles,
+    run_cli, schedule_kwargs,
 )
 from cluegym.envs.undercover.metrics import METRIC_NAMES, method_metrics
 
-__all__ = ["format_table", "main", "run"]
+__all__ = ["DEFAULT_BASELINES", "DEFAULT_METHODS", "add_table1_args", "format_table", "main", "run"]
+
+#: Table 1's methods and baselines.
+DEFAULT_METHODS = "CoT=llm-cot;CoMet w/o Met.=comet:ablate=met;CoMet=comet"
+DEFAULT_BASELINES = "CoT;CoMet w/o Met."
 
 
-def run(methods: dict[str, str], baselines: list[str], *, pairs: int | None, episodes: int, seed: int,
-        base_url: str | None, model: str | None, concurrency: int = 4, progress: bool = True) -> dict[str, Any]:
+def run(methods: dict[str, str], baselines: list[str], args: argparse.Namespace,
+        progress: bool = True) -> dict[str, Any]:
     """Play Table 1's matches and compute its rows.
 
     Args:
         methods: label -> agent spec (without endpoint).
         baselines: labels (of ``methods``) to play against.
-        pairs, episodes: CoMet's schedule (first ``pairs`` word pairs, ``episodes`` games each).
+        args: the parsed options of :func:`add_table1_args` (schedule, endpoint, seed,
+            concurrency).
+        progress: show a progress bar.
 
     Returns:
-        ``{"against": {baseline: {method: {"civilian", "undercover", "balanced"}}}, "games"}``.
+        ``{"against": {baseline: {method: {"civilian", "undercover", "balanced"}}},
+        "games_per_match"}``.
 
     Raises:
         ValueError: a baseline that is not a method, or an LLM method without an endpoint.
+        RuntimeError: a game errored (a dead endpoint).
     """
-    unknown = [b for b in baselines if b not in methods]
-    if unknown:
-        raise ValueError(f"baseline {unknown[0]!r} is not one of the methods: {', '.join(methods)}")
-    specs = {label: with_endpoint(spec, base_url, model) for label, spec in methods.items()}
-    env_kwargs, games = schedule_kwargs(pairs, episodes)
+    baselines = parse_labels(";".join(baselines), methods)
+    specs = endpoint_specs(methods, args)
+    env_kwargs, games = schedule_kwargs(args.pairs, args.episodes)
     matches = [(b, m) for b in baselines for m in methods]
     total = sum(games * (1 if m == b else 2) for b, m in matches)
     bar = tqdm(total=total, desc="comet table 1", unit="game", disable=not progress)
     out: dict[str, Any] = {"against": {}, "games_per_match": games}
     try:
         for baseline, method in matches:
-            played: list[tuple[dict[str, Any], dict[str, str]]] = []
-            civ_seats = {f"player_{i}": method if i < 3 else baseline for i in range(5)}
-            for result in play_undercover(specs[method], specs[baseline], games=games, seed=seed,
-                                          env_kwargs=env_kwargs, concurrency=concurrency, bar=bar):
-                played.append((result, civ_seats))
-            if method != baseline:
-                und_seats = {f"player_{i}": baseline if i < 3 else method for i in range(5)}
-                for result in play_undercover(specs[baseline], specs[method], games=games, seed=seed + 1,
-                                              env_kwargs=env_kwargs, concurrency=concurrency, bar=bar):
-                    played.append((result, und_seats))
+            played = play_both_roles(method, baseline, specs, games=games, seed=args.seed, env_kwargs=env_kwargs,
+                                     concurrency=args.concurrency, bar=bar)
             out["against"].setdefault(baseline, {})[method] = method_metrics(played)[method]
     finally:
         bar.close()
@@ -93,32 +91,34 @@ def format_table(table: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def add_table1_args(parser: argparse.ArgumentParser) -> None:
+    """Table 1's options: ``--methods``, ``--baselines``, the schedule and the endpoint."""
+    parser.add_argument("--methods", default=DEFAULT_METHODS,
+                        help='";"-separated LABEL=SPEC (default: CoT, CoMet w/o Met., CoMet)')
+    parser.add_argument("--baselines", default=DEFAULT_BASELINES, help='";"-separated method labels to play against')
+    add_schedule_args(parser)
+    add_endpoint_args(parser)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--methods", default="CoT=llm-cot;CoMet w/o Met.=comet:ablate=met;CoMet=comet",
-                        help='";"-separated LABEL=SPEC (default: CoT, CoMet w/o Met., CoMet)')
-    parser.add_argument("--baselines", default="CoT;CoMet w/o Met.", help='";"-separated method labels to play against')
-    parser.add_argument("--pairs", type=int, default=2, help="word pairs, in the shipped order (paper: 200; default 2)")
-    parser.add_argument("--episodes", type=int, default=1, help="games per pair and role assignment (paper: 10; default 1)")
+    add_table1_args(parser)
     parser.add_argument("--json", help="also write the table as JSON here (comet_figure5 plots it)")
-    add_endpoint_args(parser)
     args = parser.parse_args(argv)
-    try:
+
+    def body() -> int:
         methods = parse_methods(args.methods)
-        baselines = [b.strip() for b in args.baselines.split(";") if b.strip()]
         start = time.perf_counter()
-        table = run(methods, baselines, pairs=args.pairs, episodes=args.episodes, seed=args.seed,
-                    base_url=args.base_url, model=args.model, concurrency=args.concurrency)
-    except (ValueError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(format_table(table))
-    print(f"\n{table['games_per_match']} games per match ({args.pairs} pairs x {args.episodes}); "
-          f"{time.perf_counter() - start:.0f} s")
-    if args.json:
-        Path(args.json).write_text(json.dumps(table, indent=2))
-        print(f"table written to {args.json}")
-    return 0
+        table = run(methods, args.baselines.split(";"), args)
+        print(format_table(table))
+        print(f"\n{table['games_per_match']} games per match ({args.pairs} pairs x {args.episodes}); "
+              f"{time.perf_counter() - start:.0f} s")
+        if args.json:
+            Path(args.json).write_text(json.dumps(table, indent=2))
+            print(f"table written to {args.json}")
+        return 0
+
+    return run_cli(body)
 
 
 if __name__ == "__main__":
