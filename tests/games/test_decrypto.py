@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 import cluegym
-from cluegym.agents.random_agent import RandomAgent
-from cluegym.envs.core.record import ReplayMismatch, digest, replay, transcript
+from cluegym.envs.core.record import ReplayMismatch, replay, transcript
 from cluegym.envs.decrypto.env import CODES, DecryptoEnv, raw_env
 from cluegym.envs.decrypto.rules import PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, metrics
 
@@ -287,36 +286,6 @@ def test_protocol_verbs_play_a_whole_game():
     sign = 1.0 if expected == "encoders" else -1.0
     assert rules.rewards(state) == {"alice": sign, "bob": sign, "eve": -sign}
     assert all(not rules.legal_mask(state, seat).any() for seat in ("bob", "eve"))
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_simultaneous_block_is_what_the_aec_env_asks_next(seed):
-    """Each block is the next seats the AEC env asks, in order; a later member's observation
-    does not change when an earlier member acts (Eve never sees Bob's guess)."""
-    env = cluegym.make("decrypto", max_retries=1)
-    env.reset(seed=seed)
-    raw = env.unwrapped
-    agents = {seat: RandomAgent("decrypto", seat, env.action_space(seat), seed=seed) for seat in SEATS}
-    pending: list[str] = []
-    waiting: dict[str, str] = {}
-    pairs = 0
-    for seat in env.agent_iter():
-        observation, _, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            assert not pending
-            env.step(None)
-            continue
-        if not pending:
-            pending = list(raw.rules.simultaneous(raw.state))
-            pairs += len(pending) > 1
-            waiting = {member: digest(env.observe(member)) for member in pending[1:]}
-        assert seat == pending[0] and raw.rules.simultaneous(raw.state) == tuple(pending)
-        if seat in waiting:
-            assert digest(observation) == waiting[seat]
-        env.step(agents[seat].act(observation, info))
-        if "events" in raw.game_record()["steps"][-1]:  # accepted (or its fallback applied)
-            pending.pop(0)
-    assert pairs > 0
 
 
 def _golden_transcript() -> str:

@@ -15,7 +15,6 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import cluegym
-from cluegym.agents.random_agent import RandomAgent
 from cluegym.envs.core.record import digest, replay, transcript
 from cluegym.envs.undercover import env as undercover_env
 from cluegym.envs.undercover.config import SILENCE, UndercoverConfig
@@ -334,36 +333,6 @@ def test_protocol_verbs_play_a_whole_game(seed):
         s: 1.0 if (rules.seat_index(s) in UNDERCOVER) == (expected[0] == "undercover") else -1.0 for s in rules.seats
     }
     assert rules.simultaneous(state) == () and not any(rules.legal_mask(state, s)["vote"].any() for s in rules.seats)
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_simultaneous_block_is_what_the_aec_env_asks_next(seed):
-    """Each block is the next seats the AEC env asks, in order, and a later voter's
-    observation does not change when an earlier one votes (it sees no vote before all voted)."""
-    env = cluegym.make("undercover", max_retries=1)
-    env.reset(seed=seed)
-    raw = env.unwrapped
-    agents = {seat: RandomAgent("undercover", seat, env.action_space(seat), seed=seed) for seat in env.possible_agents}
-    pending: list[str] = []
-    waiting: dict[str, str] = {}
-    vote_blocks = 0
-    for seat in env.agent_iter():
-        observation, _, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            assert not pending and raw.rules.simultaneous(raw.state) == ()
-            env.step(None)
-            continue
-        if not pending:
-            pending = list(raw.rules.simultaneous(raw.state))
-            vote_blocks += len(pending) > 1
-            waiting = {member: digest(env.observe(member)) for member in pending[1:]}
-        assert seat == pending[0] and raw.rules.simultaneous(raw.state) == tuple(pending)
-        if seat in waiting:
-            assert digest(observation) == waiting[seat]
-        env.step(agents[seat].act(observation, info))
-        if "events" in raw.game_record()["steps"][-1]:  # accepted (or its fallback applied)
-            pending.pop(0)
-    assert vote_blocks > 0
 
 
 def _scripted(seed: int) -> dict:
