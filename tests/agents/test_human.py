@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import cluegym
-from cluegym.agents import make_agent, run_match
+from cluegym.agents import make_agent
 from cluegym.agents.base import Forfeit
 from cluegym.agents.human import HumanAgent, HumanTurn, TerminalConsole, view_fields
 from cluegym.harness import build_agents, play_game
