@@ -32,15 +32,14 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import gymnasium
 import numpy as np
 
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.data import word_list_option
-from cluegym.envs.core.matching import mentions_word
-from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig
+from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
 from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.selfplay import SeatTask
 
@@ -162,25 +161,31 @@ class DecryptoFeatures(Featurizer):
 class HintCandidates:
     """Alice's candidate hint triples: candidate ``i`` uses each keyword's ``i``-th closest word.
 
-    Only words that are valid hints (no keyword, no keyword stem), not yet used in this game
-    (read from the observation's hint history) and closer to their keyword than to the other
-    keywords are ranked. Deterministic given the observation.
+    Only words that are valid hints (the env's own check, :meth:`DecryptoRules.hint_error`,
+    under the game's ``hint_rule``), not yet used in this game (read from the observation's
+    hint history) and closer to their keyword than to the other keywords are ranked.
+    Deterministic given the observation.
 
     Args:
         n: number of candidates (subtlety levels).
         embedding: word embedding for the ranking.
         vocabulary: hint vocabulary file (None: the shipped ~5,000 nouns).
         stride: rank step between candidates (2 -> ranks 0, 2, 4, ...; wider spread).
+        config: the game's config, whose rules judge the hints (None: the default game,
+            ``hint_rule="paper"``).
     """
 
-    def __init__(self, n: int = 8, *, embedding: str = "glove", vocabulary: str | None = None, stride: int = 1) -> None:
+    def __init__(self, n: int = 8, *, embedding: str = "glove", vocabulary: str | None = None, stride: int = 1,
+                 config: DecryptoConfig | None = None) -> None:
         if n < 1 or stride < 1:
             raise ValueError(f"n and stride must be >= 1, got n={n}, stride={stride}")
         self.n, self.stride = int(n), int(stride)
         self.words = WordEncoder(embedding)
         self.vocabulary_path = vocabulary
         self._vocab: tuple[list[str], np.ndarray] | None = None
-        self._ranked: dict[tuple[str, ...], list[list[str]]] = {}
+        self._ranked: dict[tuple[str, ...], list[_KeywordRanking]] = {}
+        # the env's own hint check: a candidate is exactly a hint the env would accept
+        self.hint_error = DecryptoRules(config or DecryptoConfig()).hint_error
 
     def _vocabulary(self) -> tuple[list[str], np.ndarray]:
         if self._vocab is None:
@@ -190,34 +195,32 @@ class HintCandidates:
             self._vocab = (known, self.words.matrix(known))
         return self._vocab
 
-    def ranked(self, keywords: tuple[str, ...]) -> list[list[str]]:
-        """Per keyword, valid vocabulary words closest first (cached for the current keywords)."""
-        if keywords not in self._ranked:
+    @property
+    def limit(self) -> int:
+        """Words ranked per keyword at most (room for the hints a game uses up)."""
+        return 4 * self.n * self.stride + 64
+
+    def _rankings(self, keywords: tuple[str, ...]) -> list[_KeywordRanking]:
+        if keywords not in self._ranked:  # keywords are fixed for a game: keep only this one
             vocab, matrix = self._vocabulary()
             sims = matrix @ self.words.matrix(list(keywords)).T
-            ranked = []
-            for k in range(len(keywords)):
-                others = np.delete(sims, k, axis=1).max(axis=1) if len(keywords) > 1 else np.full(len(sims), -np.inf)
-                order = np.argsort(-sims[:, k], kind="stable")
-                words = []
-                for j in order:
-                    if sims[j, k] <= others[j]:
-                        continue
-                    if any(mentions_word(vocab[j], kw) for kw in keywords):
-                        continue
-                    words.append(vocab[j])
-                    if len(words) >= 4 * self.n * self.stride + 64:
-                        break
-                ranked.append(words)
-            self._ranked = {keywords: ranked}
+            self._ranked = {keywords: [_KeywordRanking(vocab, sims, k, keywords, self.limit, self.hint_error)
+                                       for k in range(len(keywords))]}
         return self._ranked[keywords]
+
+    def ranked(self, keywords: tuple[str, ...]) -> list[list[str]]:
+        """Per keyword, valid vocabulary words closest first (cached for the current keywords)."""
+        return [ranking.extend(self.limit) for ranking in self._rankings(keywords)]
 
     def __call__(self, observation: dict[str, Any], info: dict[str, Any]) -> list[tuple[str, ...]]:
         keywords = tuple(observation["keywords"])
         used = {h for history in observation["hint_history"] for h in history if h}
-        ranked = self.ranked(keywords)
+        rankings = self._rankings(keywords)
         code = [int(d) - 1 for d in observation["code"]]
-        fresh = {d: [w for w in ranked[d] if w not in used] for d in set(code)}
+        # Candidates read fresh words up to rank (n - 1) * stride: rank only that far (the
+        # hint checks of the ranking are the cost), or to the limit when used words eat it.
+        needed = (self.n - 1) * self.stride + 1
+        fresh = {d: rankings[d].fresh(used, needed) for d in set(code)}
         candidates = []
         for i in range(self.n):
             rank = i * self.stride
@@ -227,6 +230,49 @@ class HintCandidates:
             if len(set(triple)) == len(triple):
                 candidates.append(triple)
         return candidates
+
+
+class _KeywordRanking:
+    """One keyword's valid vocabulary words, closest first, ranked only as far as asked.
+
+    Ranking a word costs a hint-rule check against every keyword, so words are ranked on
+    demand; the words ranked are always a prefix of the full ranking (of ``limit`` words).
+    """
+
+    def __init__(self, vocab: list[str], sims: np.ndarray, k: int, keywords: tuple[str, ...], limit: int,
+                 hint_error: Callable[[str, Sequence[str]], str | None]) -> None:
+        self.vocab, self.keywords, self.limit, self.hint_error = vocab, keywords, limit, hint_error
+        self.sims = sims[:, k]
+        self.others = np.delete(sims, k, axis=1).max(axis=1) if len(keywords) > 1 else np.full(len(sims), -np.inf)
+        self.order = np.argsort(-self.sims, kind="stable")
+        self.position = 0
+        self.words: list[str] = []
+
+    @property
+    def complete(self) -> bool:
+        return len(self.words) >= self.limit or self.position >= len(self.order)
+
+    def extend(self, count: int) -> list[str]:
+        """Rank until ``count`` words (at most the limit) or the vocabulary's end; the words."""
+        count = min(count, self.limit)
+        while len(self.words) < count and self.position < len(self.order):
+            j = int(self.order[self.position])
+            self.position += 1
+            if self.sims[j] <= self.others[j]:
+                continue
+            if self.hint_error(self.vocab[j], self.keywords) is not None:
+                continue
+            self.words.append(self.vocab[j])
+        return self.words
+
+    def fresh(self, used: set[str], count: int) -> list[str]:
+        """The ranked words not in ``used``: at least ``count`` of them, unless the full
+        ranking has fewer (then all of them)."""
+        while True:
+            fresh = [w for w in self.words if w not in used]
+            if len(fresh) >= count or self.complete:
+                return fresh
+            self.extend(len(self.words) + count - len(fresh))
 
 
 def potential(raw_env: Any, seat: str) -> float:
@@ -260,7 +306,8 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
     features = DecryptoFeatures(seat, embedding=embedding, n_candidates=n_candidates, history=history, **sizes)
     if seat == "alice":
         return SeatTask("decrypto", seat, features, n_candidates,
-                        candidates=HintCandidates(n_candidates, embedding=embedding, vocabulary=vocabulary, stride=stride),
+                        candidates=HintCandidates(n_candidates, embedding=embedding, vocabulary=vocabulary, stride=stride,
+                                                  config=cfg),
                         metric=("survival_rate", lambda m, r: m["encoder_win_rate"]), role="alice")
     metric = (("decoding_rate", lambda m, r: 1.0 - m["miscommunication_rate"]) if seat == "bob"
               else ("interception_rate", lambda m, r: m["interception_rate"]))

@@ -5,6 +5,9 @@
   instructions and worked example (Listings 2-4); user = turn summaries + the turn request
   (Listings 5-7), rebuilt from the observation's structured fields (keywords, code, hints,
   hint/code/guess histories, tokens) — never by reading the prompt text.
+* Prompt variants (Figure 4): ``system_mode=0..4`` and ``user_mode=0..4`` pick Alice's and
+  Bob's system and user prompts (0 = the paper's listings, 1-4 = ours; see
+  :mod:`cluegym.agents.llm.adapters.decrypto_variants`).
 * Options of the specialist: ``reconsider=true`` makes Alice re-examine her hints from Bob's
   and Eve's perspectives (Listing 8) before answering; ``tom=true`` adds the paper's theory-
   of-mind probes: Alice predicts Eve's guess (Listing 9, Table 2); Eve, from turn 2 on, is
@@ -26,7 +29,8 @@ from cluegym.agents.base import Forfeit
 from cluegym.agents.llm.agent import DeadlineExpired, LLMAgent
 from cluegym.agents.llm.backends import Message
 from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_code, parse_hints
-from cluegym.envs.decrypto.prompts import hint_dict, keyword_dict, role_prompt, system_prompt, turn_request, turn_summaries
+from cluegym.agents.llm.adapters.decrypto_variants import MODE_NAMES, check_mode, system_prompt_variant, user_prompt
+from cluegym.envs.decrypto.prompts import hint_dict, keyword_dict
 from cluegym.envs.decrypto.rules import DecryptoConfig, DecryptoState, TurnRecord, all_codes, format_code
 
 
@@ -103,11 +107,18 @@ def rebuild_state(observation: dict[str, Any], seat: str) -> DecryptoState:
     )
 
 
-def paper_messages(observation: dict[str, Any], seat: str, config: DecryptoConfig) -> list[Message]:
-    """The paper's system prompt (Listing 1 + role Listing 2-4) and user prompt (Listings 5-7)."""
+def paper_messages(observation: dict[str, Any], seat: str, config: DecryptoConfig, *, system_mode: int = 0,
+                   user_mode: int = 0) -> list[Message]:
+    """The paper's system prompt (Listing 1 + role Listing 2-4) and user prompt (Listings 5-7);
+    with ``system_mode``/``user_mode`` 1-4, our variants of them for Alice and Bob (Figure 4,
+    :mod:`cluegym.agents.llm.adapters.decrypto_variants`).
+
+    Raises:
+        ValueError: a mode out of 0-4, or a mode other than 0 for Eve.
+    """
     state = rebuild_state(observation, seat)
-    system = system_prompt(config) + "\n\n" + role_prompt(seat, config)
-    user = turn_summaries(state, config) + turn_request(seat, state, config)
+    system = system_prompt_variant(config, seat, system_mode)
+    user = user_prompt(config, seat, user_mode, state)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -210,6 +221,10 @@ class DecryptoPaperAgent(LLMAgent):
         tom: theory-of-mind probes: Alice predicts Eve's guess after each set of hints
             (Listing 9); Eve is asked the keywords from turn 2 on (question 1 of section 5,
             the rest is asked after the game by :meth:`belief_probes`, run by :mod:`cluegym.benchmarks.decrypto_tom`).
+        system_mode: (Alice, Bob) the system prompt's mode for the prompt-variant study
+            (Figure 4): 0 = the paper's Listings 1-3 (default), 1-4 = our variants
+            ``concise``, ``briefing``, ``story``, ``checklist``; Eve has mode 0 only.
+        user_mode: (Alice, Bob) likewise for the user prompt (Listings 5 and 6).
         miscommunication_limit: the game's limit, stated in the rules prompt (default 2).
         interception_limit: likewise (default 2).
         **kwargs: the :class:`~cluegym.agents.llm.agent.LLMAgent` options.
@@ -219,8 +234,14 @@ class DecryptoPaperAgent(LLMAgent):
     style = "decrypto-paper"
 
     def __init__(self, game: str, seat: str, action_space: Any, *, reconsider: bool = False, tom: bool = False,
-                 miscommunication_limit: int = 2, interception_limit: int = 2, **kwargs: Any) -> None:
+                 system_mode: int = 0, user_mode: int = 0, miscommunication_limit: int = 2, interception_limit: int = 2,
+                 **kwargs: Any) -> None:
+        # checked before the backend is built: a bad mode is a one-line error, not a half-built agent
+        self.system_mode = check_mode(system_mode, "system_mode", seat)
+        self.user_mode = check_mode(user_mode, "user_mode", seat)
         super().__init__(game, seat, action_space, **kwargs)
+        if self.system_mode or self.user_mode:  # recorded with every call, so a record says which prompts it used
+            self.style = f"decrypto-paper[system={MODE_NAMES[self.system_mode]},user={MODE_NAMES[self.user_mode]}]"
         self.reconsider = bool(reconsider)
         self.tom = bool(tom)
         self.limits = {"miscommunication_limit": int(miscommunication_limit), "interception_limit": int(interception_limit)}
@@ -238,7 +259,7 @@ class DecryptoPaperAgent(LLMAgent):
     async def decide(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         config = self.config_for(observation)
         n, k = config.num_keywords, config.code_length
-        messages = paper_messages(observation, self.seat, config)
+        messages = paper_messages(observation, self.seat, config, system_mode=self.system_mode, user_mode=self.user_mode)
         turn = int(observation["turn"])
         if self.seat == "alice":
             hints = await self.ask(messages, lambda t: parse_hints(t, count=k), step="hints")

@@ -1,0 +1,30 @@
+"""Alice's learner candidates follow the env's configured hint rule (the rules' own check)."""
+
+from __future__ import annotations
+
+import cluegym
+from cluegym.envs.core.matching import hint_keyword
+from cluegym.envs.decrypto.rules import DecryptoConfig, DecryptoRules
+from cluegym.wrappers.decrypto import HintCandidates, seat_task
+
+# keywords whose close words often contain them as letters: seal/season (sea), pencil (pen)
+KEYWORDS = ("sea", "arm", "ice", "pen")
+
+
+def test_candidates_are_exactly_hints_the_rules_accept():
+    paper = HintCandidates(n=8).ranked(KEYWORDS)
+    strict = HintCandidates(n=8, config=DecryptoConfig(hint_rule="substring")).ranked(KEYWORDS)
+    paper_rules, strict_rules = DecryptoRules(DecryptoConfig()), DecryptoRules(DecryptoConfig(hint_rule="substring"))
+    assert all(paper_rules.hint_error(w, KEYWORDS) is None for words in paper for w in words)
+    assert all(strict_rules.hint_error(w, KEYWORDS) is None for words in strict for w in words)
+    # the paper's rule keeps words that only share letters with a keyword; the substring rule drops them
+    shared_letters = {w for words in paper for w in words if hint_keyword(w, KEYWORDS, "substring")}
+    assert {"seal", "pencil"} <= shared_letters
+    assert not any(hint_keyword(w, KEYWORDS, "substring") for words in strict for w in words)
+
+
+def test_seat_task_takes_the_envs_rule():
+    env = cluegym.make("decrypto", hint_rule="substring").unwrapped
+    candidates = seat_task("alice", env).candidates
+    assert candidates.hint_error("seal", KEYWORDS) is not None
+    assert seat_task("alice", cluegym.make("decrypto").unwrapped).candidates.hint_error("seal", KEYWORDS) is None
