@@ -111,7 +111,7 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
     from cluegym.harness.distributed import RayNotInstalledError
     from cluegym.training.rllib_engine import RLlibTrainConfig, train_rllib
 
-    sb3_only = {"--seat": args.seat is not None, "--shaping": bool(args.shaping), "--tensorboard": args.tensorboard,
+    sb3_only = {"--seat": args.seat is not None, "--tensorboard": args.tensorboard,
                 "--algo": args.algo != "maskable_ppo", "--vec": args.vec != "dummy", "--n-envs": args.n_envs != 4}
     given = [flag for flag, used in sb3_only.items() if used]
     if given:
@@ -126,6 +126,7 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
             selfplay=args.selfplay, snapshot_every=args.snapshot_every, max_snapshots=args.max_snapshots,
             eval_every=args.eval_every or max(1, args.steps // 4), eval_games=args.eval_games,
             eval_seed=args.eval_seed, baselines=args.baseline, invalid_action_penalty=args.invalid_penalty,
+            shaping=args.shaping,
             task_options={k: _value(v) for k, v in _pairs(args.task, "--task")},
             env_kwargs={k: _value(v) for k, v in _pairs(args.env, "--env")},
             algo_kwargs={k: _value(v) for k, v in _pairs(args.algo_arg, "--algo-arg")},

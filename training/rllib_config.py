@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import cluegym
+from cluegym.wrappers.shaping import potential_function
 
 __all__ = ["POLICY_MODES", "DEFAULT_PPO_KWARGS", "RLlibTrainConfig", "SeatPolicyMap", "policy_ids",
            "checkpoint_metadata"]
@@ -58,6 +59,8 @@ class RLlibTrainConfig:
             pool's first spec).
         baselines: agent specs evaluated in every learning seat on the same games.
         invalid_action_penalty: reward for a choice the game rejects.
+        shaping: potential-based reward shaping scale from the game's potential, with PPO's
+            ``gamma`` (0: off, the default); evaluation always plays the unshaped game.
         task_options, env_kwargs: the seat tasks' and the game's options.
         algo_kwargs: overrides of :data:`DEFAULT_PPO_KWARGS`, plus ``fcnet_hiddens`` (a list).
         num_env_runners: RLlib env runner processes (0: sample in the driver).
@@ -84,6 +87,7 @@ class RLlibTrainConfig:
     eval_opponents: dict[str, str] | None = None
     baselines: list[str] = field(default_factory=list)
     invalid_action_penalty: float = 0.0
+    shaping: float = 0.0
     task_options: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     algo_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -101,6 +105,10 @@ class RLlibTrainConfig:
         for name in ("steps", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not float(self.shaping) >= 0.0:
+            raise ValueError(f"shaping must be a scale >= 0, got {self.shaping}")
+        if self.shaping:
+            potential_function(self.game)  # a game without a potential: ValueError now, not in a runner
         if int(self.num_env_runners) < 0:
             raise ValueError(f"num_env_runners must be >= 0, got {self.num_env_runners}")
         if isinstance(self.seats, str) and self.seats != "all":

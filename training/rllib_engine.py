@@ -221,6 +221,8 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
     env_config = {"game": config.game, "learners": seats, "opponents": config.opponents,
                   "task_options": config.task_options, "env_kwargs": config.env_kwargs,
                   "invalid_action_penalty": config.invalid_action_penalty, "max_snapshots": config.max_snapshots,
+                  "shaping": float(config.shaping),
+                  "gamma": float({**DEFAULT_PPO_KWARGS, **config.algo_kwargs}["gamma"]),
                   "snapshot_dir": str((out / "snapshots").resolve()) if snapshot_policies else None,
                   "snapshot_policies": snapshot_policies}
     # Deferred on purpose: ray[rllib] is an optional, heavy dependency (cluegym[rllib]).
@@ -283,7 +285,7 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
     rounding = steps_rounding(config.steps, steps, f"PPO iteration = {batch:,} env steps")
     write_eval_csv(rows, out / "eval.csv")
     plot_curve(rows, headline, out / "curve.png", baselines=baselines,
-               title=f"{config.game} {'+'.join(seats)}: RLlib PPO ({config.policies}), {steps} steps, "
+               title=f"{config.game}, {len(seats)} seats ({config.policies}): RLlib PPO, {steps:,} steps, "
                      f"{train_seconds / 60:.1f} min")
     summary = {
         "checkpoint": str(final_checkpoint), "metric": headline, "seat_metrics": columns, "policies": mapping,

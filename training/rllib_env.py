@@ -27,6 +27,7 @@ import numpy as np
 
 from cluegym.agents import make_agent
 from cluegym.wrappers.multiseat import MultiSeatEnv
+from cluegym.wrappers.shaping import PotentialShaping
 
 __all__ = ["ENV_NAME", "PooledMultiSeatEnv", "make_rllib_env", "publish_snapshot", "snapshot_specs"]
 
@@ -118,16 +119,20 @@ def make_rllib_env(env_config: Mapping[str, Any]) -> Any:
 
     ``env_config`` keys: ``game``, ``learners``, ``opponents`` (seat -> specs), ``task_options``,
     ``env_kwargs``, ``invalid_action_penalty``, ``snapshot_dir``, ``snapshot_policies``,
-    ``max_snapshots``.
+    ``max_snapshots``, ``shaping`` (a scale; 0: off) and ``gamma`` (the shaping's discount,
+    PPO's).
     """
     # Deferred on purpose: ray[rllib] is an optional, heavy dependency (cluegym[rllib]).
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
+    scale = float(env_config.get("shaping", 0.0))
+    shaping = (PotentialShaping.for_game(env_config["game"], gamma=float(env_config.get("gamma", 0.99)), scale=scale)
+               if scale else None)
     view = PooledMultiSeatEnv(
         env_config["game"], env_config["learners"], opponents=env_config.get("opponents"),
         task_options=env_config.get("task_options"), env_kwargs=env_config.get("env_kwargs"),
         observation_key="observations", invalid_action_penalty=float(env_config.get("invalid_action_penalty", 0.0)),
         snapshot_dir=env_config.get("snapshot_dir"), snapshot_policies=env_config.get("snapshot_policies"),
-        max_snapshots=int(env_config.get("max_snapshots", 5)),
+        max_snapshots=int(env_config.get("max_snapshots", 5)), shaping=shaping,
     )
     return PettingZooEnv(view)

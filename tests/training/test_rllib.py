@@ -247,7 +247,7 @@ def test_cli_rejects_mixed_engine_options(tmp_path):
     with pytest.raises(SystemExit, match="belong to --engine rllib"):
         main(["train", "decrypto", "--seat", "eve", "--seats", "bob,eve"])
     with pytest.raises(SystemExit, match="belong to the sb3 engine"):
-        main(["train", "decrypto", "--engine", "rllib", "--shaping", "1"])
+        main(["train", "decrypto", "--engine", "rllib", "--tensorboard"])
     with pytest.raises(SystemExit, match="give --seat SEAT"):
         main(["train", "decrypto"])
     with pytest.raises(SystemExit, match="no seat"):
@@ -285,3 +285,35 @@ def test_selfplay_snapshots_join_same_role_pools_and_play(local_ray, tmp_path):
         assert view.game_env.game_over
     assert drawn == {"random", f"rllib:path={out / 'snapshots' / 'step_128'},policy=shared"}
     assert view.opponent_specs["player_1"] == "random"  # no snapshot policy named for it
+
+
+def test_shaping_reaches_the_rllib_env_and_is_checked():
+    """``shaping`` goes from the run's config to every env runner's view, with PPO's gamma."""
+    from cluegym.training.rllib_engine import RLlibTrainConfig
+    from cluegym.training.rllib_env import make_rllib_env
+
+    with pytest.raises(ValueError, match="shaping must be a scale >= 0"):
+        RLlibTrainConfig("undercover", shaping=-1.0)
+    env = make_rllib_env({"game": "undercover", "learners": ["player_0"], "opponents": {"*": ["random"]},
+                          "shaping": 0.5, "gamma": 0.9})
+    assert env.env.shaping.scale == 0.5 and env.env.shaping.gamma == 0.9
+    assert make_rllib_env({"game": "undercover", "learners": ["player_0"]}).env.shaping is None
+
+
+def test_demonstration_driver_table_and_options(tmp_path, capsys):
+    """The driver's table names the setup's baseline and random player, bolds the trained row;
+    ``--algo-arg`` values parse as JSON."""
+    from cluegym.benchmarks.train_rllib import SETUPS, _algo_args, rllib_table
+
+    summary = {"metric": "listener_accuracy", "config": {"eval_games": 50}, "steps": 6144, "train_minutes": 1.5,
+               "untrained": {"listener_accuracy": 0.338}, "final": {"listener_accuracy": 0.651},
+               "baselines": {"caption": 0.556, "task-random": 0.337}}
+    table = rllib_table(summary, SETUPS["dixit"], 432.0, tmp_path)
+    assert "| trained (RLlib PPO, checkpoint reloaded) | **0.651** | 6,144 | 1.5 |" in table
+    assert "| embedding baseline (`caption`) | 0.556 | - | - |" in table
+    assert "chance 1/3" in table and "(50 eval games)" in table
+    assert "7.2 min" in (tmp_path / "table.md").read_text() and "7.2 min" in capsys.readouterr().out
+    assert _algo_args(["lr=0.0003", "fcnet_hiddens=[128,128]", "name=x"]) == {
+        "lr": 0.0003, "fcnet_hiddens": [128, 128], "name": "x"}
+    with pytest.raises(SystemExit, match="--algo-arg takes KEY=VALUE"):
+        _algo_args(["lr"])
