@@ -207,8 +207,12 @@ def unregister_game(name_or_id: str) -> list[GameSpec]:
         ids = [name_or_id] if name_or_id in _specs else [i for i, s in _specs.items() if s.name == name_or_id]
         if not ids:
             raise _unknown(name_or_id)
-        for game_id in ids:  # its versioned-id module goes too (see cluegym.envs)
+        envs_package = sys.modules.get("cluegym.envs")
+        for game_id in ids:  # its versioned-id module goes too (see cluegym.envs) ...
             sys.modules.pop(f"cluegym.envs.{game_id}", None)
+            if envs_package is not None:  # ... and the package attribute the import set, or
+                # ``from cluegym.envs import <id>`` would find the old module after a re-register
+                envs_package.__dict__.pop(game_id, None)
         return [_specs.pop(i) for i in ids]
 
 

@@ -1,0 +1,299 @@
+"""The multi-agent learning view as a PettingZoo AEC env: only the learning seat to decide is
+selected (see :mod:`cluegym.wrappers.multiseat` for the view as a whole)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+
+import cluegym
+from cluegym.agents import make_agent
+from cluegym.wrappers.selfplay import SeatTask, make_task
+from cluegym.wrappers.shaping import PotentialShaping
+
+__all__ = ["MultiSeatEnv", "learning_seats"]
+
+def learning_seats(game: str, learners: str | Sequence[str], env: Any) -> list[str]:
+    """The learning seats named by ``learners``: a list of seats, a comma-separated
+    string (``"bob,eve"``) or ``"all"``.
+
+    Raises:
+        ValueError: an unknown seat, or none named.
+    """
+    seats = list(env.possible_agents)
+    if isinstance(learners, str):
+        if learners == "all":
+            return seats
+        learners = [name.strip() for name in learners.split(",") if name.strip()]
+    chosen = list(dict.fromkeys(learners))
+    unknown = [seat for seat in chosen if seat not in seats]
+    if unknown or not chosen:
+        raise ValueError(f"{game} has no seat(s) {unknown or learners!r}; seats: {', '.join(seats)}")
+    return chosen
+
+
+class MultiSeatEnv(AECEnv):
+    """Learning seats of a cluegym game as a PettingZoo AEC env (see the module docstring).
+
+    Args:
+        game: registered game name, e.g. ``"undercover"``.
+        learners: the learning seats (a list, a comma-separated string, or ``"all"``).
+        opponents: seat -> agent spec for the other seats; ``"*"`` for every seat not named;
+            default: the game's ``DEFAULT_AGENTS`` (then ``"random"``).
+        task_options: options of every learning seat's task (e.g. ``{"embedding": "glove"}``).
+        env_kwargs: game options.
+        observation_key: the key of the feature vector (``"observation"``, or
+            ``"observations"`` for RLlib's action-masking module).
+        invalid_action_penalty: reward for a choice the game rejects (default 0).
+        numeric_infos: infos hold numbers only: a finished game gives ``game_return`` but not
+            the ``game_result`` record, a rejection sets ``rejected`` to True instead of the
+            reason. Tianshou needs it: its replay buffer stores every info and rejects the
+            None it pads a text entry with in the steps that lack it ("NaNs in buffer").
+        shaping: potential-based reward shaping from the game's potential: a scale (0 or
+            None: off; gamma 0.99) or a :class:`~cluegym.wrappers.shaping.PotentialShaping`.
+    """
+
+    metadata = {"name": "cluegym_multiseat", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        game: str,
+        learners: str | Sequence[str] = "all",
+        *,
+        opponents: Mapping[str, str] | None = None,
+        task_options: Mapping[str, Any] | None = None,
+        env_kwargs: Mapping[str, Any] | None = None,
+        observation_key: str = "observation",
+        invalid_action_penalty: float = 0.0,
+        render_mode: str | None = None,
+        numeric_infos: bool = False,
+        shaping: float | PotentialShaping | None = None,
+    ) -> None:
+        super().__init__()
+        module = cluegym.env_module(game)
+        self.game = game
+        kwargs = {"record_observations": False, **dict(env_kwargs or {})}  # digests cost time
+        self.game_env = module.raw_env(**kwargs)
+        self.possible_agents = learning_seats(game, learners, self.game_env)
+        self.tasks: dict[str, SeatTask] = {
+            seat: make_task(game, seat, self.game_env, **dict(task_options or {})) for seat in self.possible_agents
+        }
+        self.feature_size = max(int(np.prod(t.featurizer.observation_space.shape)) for t in self.tasks.values())
+        self.n_actions = max(t.n_actions for t in self.tasks.values())
+        self.observation_key = observation_key
+        observation_space = gymnasium.spaces.Dict({
+            observation_key: gymnasium.spaces.Box(-np.inf, np.inf, (self.feature_size,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (self.n_actions,), np.int8),
+        })
+        action_space = gymnasium.spaces.Discrete(self.n_actions)
+        self.observation_spaces = {seat: observation_space for seat in self.possible_agents}
+        self.action_spaces = {seat: action_space for seat in self.possible_agents}
+        self.invalid_action_penalty = float(invalid_action_penalty)
+        self.numeric_infos = bool(numeric_infos)
+        if isinstance(shaping, bool) or not (shaping is None or isinstance(shaping, (int, float, PotentialShaping))):
+            raise TypeError(f"shaping must be a scale or a PotentialShaping, got {shaping!r}")
+        self.shaping: PotentialShaping | None = (
+            shaping if isinstance(shaping, PotentialShaping) or not shaping
+            else PotentialShaping.for_game(game, scale=float(shaping))) or None
+        self.render_mode = render_mode
+        defaults: dict[str, str] = dict(getattr(module, "DEFAULT_AGENTS", {}))
+        named = dict(opponents or {})
+        wildcard = named.pop("*", None)
+        wrong = sorted(set(named) - set(self.game_env.possible_agents)) + sorted(set(named) & set(self.possible_agents))
+        if wrong:
+            raise ValueError(f"opponents name seat(s) {', '.join(wrong)}: not a non-learning seat of {game}")
+        self.opponent_specs = {
+            seat: named.get(seat) or wildcard or defaults.get(seat) or defaults.get("*") or "random"
+            for seat in self.game_env.possible_agents if seat not in self.possible_agents
+        }
+        self._players = {
+            seat: make_agent(spec, game=game, seat=seat, action_space=self.game_env.action_space(seat))
+            for seat, spec in self.opponent_specs.items()
+        }
+        self._delegates = {
+            seat: make_agent(task.delegate, game=game, seat=seat, action_space=self.game_env.action_space(seat))
+            for seat, task in self.tasks.items() if task.delegate is not None
+        }
+        self._rng: np.random.Generator | None = None
+        self._pending: dict[str, tuple[dict[str, Any], dict[str, Any], list[Any] | None]] = {}
+
+    # ----------------------------------------------------------------- game driving
+    def observation_space(self, agent: str) -> gymnasium.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.Space:
+        return self.action_spaces[agent]
+
+    def _start_game(self, seed: int | None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self.game_env.reset(seed=int(self._rng.integers(2**63 - 1)))
+        for agent in [*self._players.values(), *self._delegates.values()]:
+            agent.reset(int(self._rng.integers(2**63 - 1)))
+        self._pending = {}
+        self.game_rewards = {seat: 0.0 for seat in self.possible_agents}
+        self.shaping_rewards = {seat: 0.0 for seat in self.possible_agents}
+        # A seat's potential at its last decision (None before its first: no transition yet).
+        self._phi: dict[str, float | None] = {seat: None for seat in self.possible_agents}
+
+    def _shape(self, seat: str, rewards: dict[str, float], terminal: bool) -> None:
+        """Close ``seat``'s transition at a decision (or at the game's end) with the shaping
+        term; the first decision of a game only records the potential."""
+        if self.shaping is None:
+            return
+        phi = self.shaping.phi(self.game_env, seat, terminal)
+        before = self._phi[seat]
+        if before is not None:
+            term = self.shaping.term(before, phi)
+            rewards[seat] = rewards.get(seat, 0.0) + term
+            self.shaping_rewards[seat] += term
+        self._phi[seat] = None if terminal else phi
+
+    def _collect(self, rewards: dict[str, float]) -> None:
+        for seat in self.possible_agents:
+            reward = float(self.game_env.rewards.get(seat, 0.0))
+            rewards[seat] = rewards.get(seat, 0.0) + reward
+            self.game_rewards[seat] += reward
+
+    def _decision(self, seat: str) -> tuple[dict[str, Any], dict[str, Any], list[Any] | None] | None:
+        """The learner's pending decision at ``seat`` (None: the task gives it to the delegate)."""
+        observation, info = self.game_env.observe(seat), self.game_env.infos.get(seat, {})
+        task = self.tasks[seat]
+        if not task.learner_acts(observation, info):
+            return None
+        candidates = list(task.candidates(observation, info))[: task.n_actions] if task.candidates else None
+        return observation, info, candidates
+
+    def _play_turn(self, rewards: dict[str, float]) -> str | None:
+        """Play the game's current decision if it is not a learner's: a dead step, another
+        seat's agent, or a delegated decision of a learning seat.
+
+        Returns:
+            None when played, else the learning seat that has to decide (its decision pending).
+        """
+        env = self.game_env
+        seat = env.agent_selection
+        if env.terminations[seat] or env.truncations[seat]:
+            env.step(None)  # a seat out of the game (e.g. eliminated)
+            return None
+        if seat in self._pending:
+            return seat
+        if seat in self.tasks:
+            decision = self._decision(seat)
+            if decision is not None:
+                self._pending[seat] = decision
+                return seat
+            action = self._delegates[seat].act(env.observe(seat), env.infos.get(seat, {}))
+        else:
+            action = self._players[seat].act(env.observe(seat), env.infos.get(seat, {}))
+        env.step(action)
+        self._collect(rewards)
+        return None
+
+    def _play_others(self, rewards: dict[str, float]) -> str | None:
+        """Play until a learning seat decides; that seat, or None when the game is over."""
+        while not self.game_env.game_over:
+            seat = self._play_turn(rewards)
+            if seat is not None:
+                return seat
+        return None
+
+    def _apply_learner(self, seat: str, action: Any, rewards: dict[str, float]) -> str | None:
+        """Apply a learning seat's choice; return the game's rejection reason, if any."""
+        if isinstance(action, np.ndarray):
+            action = action.reshape(-1)[0] if action.size == 1 else action
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"{seat}: action must be an integer in 0..{self.n_actions - 1}, got {action!r}")
+        observation, info, candidates = self._pending.pop(seat)
+        task = self.tasks[seat]
+        index = int(action)
+        env_action = (task.env_action(index, observation, info, candidates, self._delegates.get(seat))
+                      if 0 <= index < task.n_actions else None)  # a padded choice: rejected by the game
+        self.game_env.step(env_action)
+        self._collect(rewards)
+        after = self.game_env.infos.get(seat, {})
+        rejected = after.get("error")
+        if rejected is not None:
+            rewards[seat] += self.invalid_action_penalty
+        return rejected
+
+    def features(self, seat: str) -> dict[str, np.ndarray]:
+        """The padded observation of a learning seat (zeros when it has no decision pending)."""
+        vector = np.zeros(self.feature_size, dtype=np.float32)
+        pending = self._pending.get(seat)
+        if pending is not None:
+            values = np.asarray(self.tasks[seat].features(*pending), dtype=np.float32).reshape(-1)
+            vector[: values.size] = values
+        return {self.observation_key: vector, "action_mask": self._action_mask(seat)}
+
+    def _action_mask(self, seat: str) -> np.ndarray:
+        """The padded mask of a learning seat (no features computed: infos need only this)."""
+        mask = np.zeros(self.n_actions, dtype=np.int8)
+        pending = self._pending.get(seat)
+        if pending is not None:
+            legal = self.tasks[seat].legal(*pending)
+            mask[: legal.size] = legal if legal.any() else np.ones(legal.size, dtype=bool)
+        return mask
+
+    def _end_infos(self) -> dict[str, Any]:
+        shaped = {"shaping_return": dict(self.shaping_rewards)} if self.shaping is not None else {}
+        if self.numeric_infos:
+            return {"game_return": dict(self.game_rewards), **shaped}
+        record = self.game_env.game_record()
+        return {"game_result": record.get("result"), "game_return": dict(self.game_rewards), **shaped}
+
+    # ----------------------------------------------------------------- AEC API
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self.features(agent)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a game; the seed draws the game seed and the other seats' agent seeds
+        (Gymnasium seeding: ``reset()`` without a seed continues the generator)."""
+        self._start_game(seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {seat: 0.0 for seat in self.agents}
+        self._cumulative_rewards = {seat: 0.0 for seat in self.agents}
+        self.terminations = {seat: False for seat in self.agents}
+        self.truncations = {seat: False for seat in self.agents}
+        self.infos = {seat: {} for seat in self.agents}
+        rewards: dict[str, float] = {}
+        self._advance(rewards)
+
+    def _advance(self, rewards: dict[str, float]) -> None:
+        next_seat = self._play_others(rewards)
+        for seat in self.agents if next_seat is None else [next_seat]:
+            self._shape(seat, rewards, terminal=next_seat is None)
+        for seat, reward in rewards.items():
+            self.rewards[seat] = reward
+        if next_seat is None:
+            end = self._end_infos()
+            for seat in self.agents:
+                self.terminations[seat] = True
+                self.infos[seat] = dict(end)
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = next_seat
+            self.infos[next_seat] = {"action_mask": self._action_mask(next_seat)}
+        self._accumulate_rewards()
+
+    def step(self, action: Any) -> None:
+        seat = self.agent_selection
+        if self.terminations[seat] or self.truncations[seat]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[seat] = 0.0
+        self._clear_rewards()
+        rewards: dict[str, float] = {}
+        rejected = self._apply_learner(seat, action, rewards)
+        self._advance(rewards)
+        if rejected is not None and seat in self.infos:
+            self.infos[seat]["rejected"] = True if self.numeric_infos else rejected
+
+    def render(self) -> str | None:
+        return self.game_env.render() if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        self.game_env.close()
