@@ -45,6 +45,8 @@ import numpy as np
 CHARSET: str = string.printable
 
 _WORD_RE = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+#: The ASCII characters that are not in CHARSET (string.printable keeps \t \n \v \f \r).
+_ASCII_OUTSIDE_CHARSET = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _FOLD = {
     "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",
     "\u2026": "...", "\u00a0": " ",
@@ -54,8 +56,9 @@ _FOLD = {
 def to_charset(text: str, max_length: int | None = None) -> str:
     """Fold ``text`` into :data:`CHARSET` (curly quotes -> straight, accents stripped, other
     characters dropped) and clip it to ``max_length``, so it fits a Text space."""
-    if text.isascii() and text.isprintable():  # the common case: nothing to fold or drop
-        return str.__str__(text) if max_length is None else text[:max_length]
+    if text.isascii():  # the common case: nothing to fold, only ASCII controls to drop
+        text = _ASCII_OUTSIDE_CHARSET.sub("", str.__str__(text))
+        return text if max_length is None else text[:max_length]
     text = "".join(_FOLD.get(ch, ch) for ch in text)
     text = unicodedata.normalize("NFKD", text)
     allowed = set(CHARSET)
