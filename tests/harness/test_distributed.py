@@ -13,12 +13,9 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -29,6 +26,7 @@ from cluegym.agents import make_agent, run_match
 from cluegym.agents.random_agent import RandomAgent
 from cluegym.cli import main
 from cluegym.harness import AgentFactory, RayNotInstalledError, agent_seed
+from processes import free_port, wait_for_line
 
 #: Summary keys that a Ray run must reproduce (wall_s and games_per_s are timings).
 SAME_SUMMARY_KEYS = ("game", "seats", "games", "seed", "env", "metrics", "agent_stats", "seat_counters",
@@ -176,31 +174,6 @@ def test_missing_ray_is_one_line_naming_the_extra(monkeypatch, tmp_path, capsys)
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "pip install 'cluegym[rllib]'" in err
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_line(process: subprocess.Popen, text: str, timeout: float) -> None:
-    """Wait until ``process`` prints a line holding ``text``; fail with its output so far. A
-    thread reads the output to its end, so the process never blocks on a full pipe."""
-    seen: list[str] = []
-    found = threading.Event()
-
-    def read() -> None:
-        for line in process.stdout:
-            seen.append(line)
-            if text in line:
-                found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    deadline = time.monotonic() + timeout
-    while not found.wait(0.5):
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise AssertionError(f"no {text!r} from {process.args[0]} within {timeout}s:\n{''.join(seen)[-3000:]}")
 
 
 @pytest.mark.slow

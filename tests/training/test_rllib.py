@@ -13,12 +13,9 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -27,6 +24,7 @@ import pytest
 
 from cluegym.cli import main
 from cluegym.wrappers.multiseat import MultiSeatEnv, MultiSeatParallelEnv
+from processes import free_port, wait_for_line
 
 ray = pytest.importorskip("ray")
 
@@ -142,30 +140,6 @@ def test_rllib_parallel_pettingzoo_env_trains_masked_ppo_with_zero_glue(local_ra
         check_trained(result, seats)
     finally:
         algo.stop()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_line(process: subprocess.Popen, text: str, timeout: float) -> None:
-    """Wait until ``process`` prints a line holding ``text`` (a thread drains its output)."""
-    seen: list[str] = []
-    found = threading.Event()
-
-    def read() -> None:
-        for line in process.stdout:
-            seen.append(line)
-            if text in line:
-                found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    deadline = time.monotonic() + timeout
-    while not found.wait(0.5):
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise AssertionError(f"no {text!r} from {process.args[0]} within {timeout}s:\n{''.join(seen)[-3000:]}")
 
 
 #: The CLI run: Decrypto's Bob and Eve, a policy each, two 64-step iterations.

@@ -1,0 +1,34 @@
+"""Helpers for tests that start real servers (Ray heads) on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import threading
+import time
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_line(process: subprocess.Popen, text: str, timeout: float) -> None:
+    """Wait until ``process`` prints a line holding ``text``; fail with its output so far. A
+    thread reads the output to its end, so the process never blocks on a full pipe."""
+    seen: list[str] = []
+    found = threading.Event()
+
+    def read() -> None:
+        for line in process.stdout:
+            seen.append(line)
+            if text in line:
+                found.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while not found.wait(0.5):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"no {text!r} from {process.args[0]} within {timeout}s:\n{''.join(seen)[-3000:]}")
