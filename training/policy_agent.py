@@ -23,9 +23,9 @@ import numpy as np
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.agents.base import Agent
-from cluegym.wrappers.seat_task import make_task
+from cluegym.wrappers.seat_task import SeatTask, make_task
 
-__all__ = ["ALGORITHMS", "PolicyAgent", "TaskRandomAgent", "algorithm_class", "save_policy", "load_policy", "policy_scores"]
+__all__ = ["ALGORITHMS", "PolicyAgent", "TaskAgent", "TaskRandomAgent", "algorithm_class", "save_policy", "load_policy", "policy_scores"]
 
 #: Training algorithms by name: "module:class". MaskablePPO uses action masks while learning.
 ALGORITHMS: dict[str, str] = {
@@ -110,7 +110,78 @@ def policy_scores(model: Any, features: np.ndarray) -> np.ndarray:
     return scores.cpu().numpy().reshape(-1).astype(np.float64)
 
 
-class PolicyAgent(Agent):
+class TaskAgent(Agent):
+    """Base of the agents that play a seat through its learner task
+    (:class:`~cluegym.wrappers.seat_task.SeatTask`): the task's delegate plays the decisions the
+    learner does not make, and the learner's decision is a masked choice among the task's
+    choices. A subclass sets its task with :meth:`play_task` and scores choices in
+    :meth:`choice_scores`; :meth:`act` does the rest once for all of them: a choice the env
+    rejected is never offered again for that decision, the pick is the best legal score
+    (``greedy``) or a softmax sample, and the task turns it into the env's action.
+    """
+
+    games = ("*",)
+    #: Pick the best legal score; otherwise sample from the softmax of the legal scores.
+    greedy: bool = True
+
+    def play_task(self, task: SeatTask, action_space: Any, seed: int | None) -> None:
+        """Play through ``task``: build its delegate and reset the per-decision bookkeeping."""
+        self.task = task
+        self.delegate = None
+        if task.delegate is not None:
+            self.delegate = make_agent(task.delegate, game=self.game, seat=self.seat, action_space=action_space,
+                                       seed=seed)
+        self._rejected: set[int] = set()
+        self._last_choice: int | None = None
+        self.counters = {"decisions": 0, "rejected": 0}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.delegate is not None:
+            self.delegate.reset(None if seed is None else seed + 1)
+        self._rejected, self._last_choice = set(), None
+
+    def features_and_legal(self, observation: dict[str, Any], info: dict[str, Any],
+                           candidates: list[Any] | None) -> tuple[np.ndarray, np.ndarray]:
+        """The features the policy reads and the legal choices (default: the task's own)."""
+        return (self.task.features(observation, info, candidates),
+                np.asarray(self.task.legal(observation, info, candidates), dtype=bool))
+
+    def choice_scores(self, features: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One score per choice (higher is better) for ``features``; ``mask`` is what is legal."""
+        raise NotImplementedError
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+        if not self.task.learner_acts(observation, info):
+            return self.delegate.act(observation, info)
+        if info.get("error") and self._last_choice is not None:
+            # The env turned the last choice down: never offer it again for this decision.
+            self._rejected.add(self._last_choice)
+            self.counters["rejected"] += 1
+        else:
+            self._rejected = set()
+        candidates = list(self.task.candidates(observation, info))[: self.task.n_actions] if self.task.candidates else None
+        features, legal = self.features_and_legal(observation, info, candidates)
+        mask = legal.copy()
+        mask[list(self._rejected)] = False
+        if not mask.any():
+            mask = legal
+        scores = np.where(mask, self.choice_scores(features, mask), -np.inf)
+        if self.greedy:
+            choice = int(np.argmax(scores))
+        else:
+            probs = np.exp(scores - scores.max())
+            probs /= probs.sum()
+            choice = int(self.rng.choice(len(probs), p=probs))
+        self._last_choice = choice
+        self.counters["decisions"] += 1
+        return self.task.env_action(choice, observation, info, candidates, self.delegate)
+
+    def stats(self) -> dict[str, float]:
+        return {f"policy_{k}": float(v) for k, v in self.counters.items()}
+
+
+class PolicyAgent(TaskAgent):
     """A saved Stable-Baselines3 policy playing its seat (registered as ``ppo``).
 
     Args:
@@ -144,51 +215,17 @@ class PolicyAgent(Agent):
         if tuple(self.model.observation_space.shape) != tuple(self.task.featurizer.observation_space.shape):
             raise ValueError(f"policy {self.path} expects features of shape {self.model.observation_space.shape}, "
                              f"the task gives {self.task.featurizer.observation_space.shape}")
-        self.delegate = None
-        if self.task.delegate is not None:
-            self.delegate = make_agent(self.task.delegate, game=game, seat=seat, action_space=action_space, seed=seed)
-        self._rejected: set[int] = set()
-        self._last_choice: int | None = None
-        self.counters = {"decisions": 0, "rejected": 0}
+        self.play_task(self.task, action_space, seed)
 
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        if self.delegate is not None:
-            self.delegate.reset(None if seed is None else seed + 1)
-        self._rejected, self._last_choice = set(), None
+    @property
+    def greedy(self) -> bool:  # a Q-network's values are not a distribution: always argmax
+        return self.deterministic or hasattr(self.model, "q_net")
 
-    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
-        if not self.task.learner_acts(observation, info):
-            return self.delegate.act(observation, info)
-        if info.get("error") and self._last_choice is not None:
-            # The env turned the last choice down: never offer it again for this decision.
-            self._rejected.add(self._last_choice)
-            self.counters["rejected"] += 1
-        else:
-            self._rejected = set()
-        candidates = list(self.task.candidates(observation, info))[: self.task.n_actions] if self.task.candidates else None
-        mask = self.task.legal(observation, info, candidates).copy()
-        for index in self._rejected:
-            mask[index] = False
-        if not mask.any():
-            mask = self.task.legal(observation, info, candidates)
-        scores = policy_scores(self.model, self.task.features(observation, info, candidates))
-        scores = np.where(mask, scores, -np.inf)
-        if self.deterministic or hasattr(self.model, "q_net"):
-            choice = int(np.argmax(scores))
-        else:
-            probs = np.exp(scores - scores.max())
-            probs /= probs.sum()
-            choice = int(self.rng.choice(len(probs), p=probs))
-        self._last_choice = choice
-        self.counters["decisions"] += 1
-        return self.task.env_action(choice, observation, info, candidates, self.delegate)
-
-    def stats(self) -> dict[str, float]:
-        return {f"policy_{k}": float(v) for k, v in self.counters.items()}
+    def choice_scores(self, features: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return policy_scores(self.model, features)
 
 
-class TaskRandomAgent(Agent):
+class TaskRandomAgent(TaskAgent):
     """The chance level of a trained policy: a uniformly random legal choice of the seat's
     learner task, with the task's delegate playing the other decisions (registered as
     ``task-random``; e.g. a random Undercover voter that speaks like the GloVe baseline).
@@ -200,15 +237,7 @@ class TaskRandomAgent(Agent):
 
     def __init__(self, game: str, seat: str, action_space: Any, *, seed: int | None = None) -> None:
         super().__init__(game, seat, action_space, seed=seed)
-        self.task = make_task(game, seat, cluegym.env_module(game).raw_env())
-        self.delegate = None
-        if self.task.delegate is not None:
-            self.delegate = make_agent(self.task.delegate, game=game, seat=seat, action_space=action_space, seed=seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        if self.delegate is not None:
-            self.delegate.reset(None if seed is None else seed + 1)
+        self.play_task(make_task(game, seat, cluegym.env_module(game).raw_env()), action_space, seed)
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         if not self.task.learner_acts(observation, info):
@@ -217,3 +246,6 @@ class TaskRandomAgent(Agent):
         legal = np.flatnonzero(self.task.legal(observation, info, candidates))
         choice = int(legal[int(self.rng.integers(len(legal)))]) if len(legal) else 0
         return self.task.env_action(choice, observation, info, candidates, self.delegate)
+
+    def stats(self) -> dict[str, float]:
+        return {}  # chance needs no counters

@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 
 import cluegym
-from cluegym.agents import make_agent
-from cluegym.agents.base import Agent
+from cluegym.training.policy_agent import TaskAgent
 from cluegym.wrappers.seat_task import make_task
 
 __all__ = ["METADATA_FILE", "MODULES_DIR", "RLlibAgent", "load_rllib_module", "read_checkpoint_metadata",
@@ -126,7 +125,7 @@ def choose_policy(metadata: dict[str, Any], seat: str, policy: str | None, game:
                      f"{', '.join(policies)}; name the one to play {seat!r} with policy=ID")
 
 
-class RLlibAgent(Agent):
+class RLlibAgent(TaskAgent):
     """A policy of an RLlib checkpoint playing its seat (registered as ``rllib``).
 
     Args:
@@ -158,21 +157,14 @@ class RLlibAgent(Agent):
             raise ValueError(f"seat {seat!r} has {own} features and {self.task.n_actions} choices; policy "
                              f"{self.policy!r} takes {self.feature_size} and {self.n_actions}")
         self.module = load_rllib_module(self.path, self.policy)
-        self.delegate = None
-        if self.task.delegate is not None:
-            self.delegate = make_agent(self.task.delegate, game=game, seat=seat, action_space=action_space, seed=seed)
-        self._rejected: set[int] = set()
-        self._last_choice: int | None = None
-        self.counters = {"decisions": 0, "rejected": 0}
+        self.play_task(self.task, action_space, seed)
 
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        if self.delegate is not None:
-            self.delegate.reset(None if seed is None else seed + 1)
-        self._rejected, self._last_choice = set(), None
+    @property
+    def greedy(self) -> bool:
+        return self.deterministic
 
-    def padded(self, observation: dict[str, Any], info: dict[str, Any],
-               candidates: list[Any] | None) -> tuple[np.ndarray, np.ndarray]:
+    def features_and_legal(self, observation: dict[str, Any], info: dict[str, Any],
+                           candidates: list[Any] | None) -> tuple[np.ndarray, np.ndarray]:
         """Features and legal mask padded to the learning view's sizes (as it pads them)."""
         vector = np.zeros(self.feature_size, dtype=np.float32)
         values = np.asarray(self.task.features(observation, info, candidates), dtype=np.float32).reshape(-1)
@@ -182,32 +174,5 @@ class RLlibAgent(Agent):
         mask[: legal.size] = legal if legal.any() else True
         return vector, mask
 
-    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
-        if not self.task.learner_acts(observation, info):
-            return self.delegate.act(observation, info)
-        if info.get("error") and self._last_choice is not None:
-            # The env turned the last choice down: never offer it again for this decision.
-            self._rejected.add(self._last_choice)
-            self.counters["rejected"] += 1
-        else:
-            self._rejected = set()
-        candidates = (list(self.task.candidates(observation, info))[: self.task.n_actions]
-                      if self.task.candidates else None)
-        features, legal = self.padded(observation, info, candidates)
-        mask = legal.copy()
-        mask[list(self._rejected)] = False
-        if not mask.any():
-            mask = legal
-        logits = module_logits(self.module, features, mask)
-        if self.deterministic:
-            choice = int(np.argmax(logits))
-        else:
-            probs = np.exp(logits - logits.max())
-            probs /= probs.sum()
-            choice = int(self.rng.choice(len(probs), p=probs))
-        self._last_choice = choice
-        self.counters["decisions"] += 1
-        return self.task.env_action(choice, observation, info, candidates, self.delegate)
-
-    def stats(self) -> dict[str, float]:
-        return {f"policy_{k}": float(v) for k, v in self.counters.items()}
+    def choice_scores(self, features: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return module_logits(self.module, features, mask)
