@@ -1,11 +1,15 @@
-"""Helpers for tests that start real servers (Ray heads) on 127.0.0.1."""
+"""Helpers for tests that start real servers (Ray) on 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import threading
 import time
+from typing import Any, Iterator
+
+import pytest
 
 
 def free_port() -> int:
@@ -32,3 +36,19 @@ def wait_for_line(process: subprocess.Popen, text: str, timeout: float) -> None:
     while not found.wait(0.5):
         if process.poll() is not None or time.monotonic() > deadline:
             raise AssertionError(f"no {text!r} from {process.args[0]} within {timeout}s:\n{''.join(seen)[-3000:]}")
+
+
+@contextlib.contextmanager
+def ray_on_loopback(num_cpus: int = 2) -> Iterator[Any]:
+    """An in-process Ray of this machine (loopback, no dashboard) for a block of tests."""
+    ray = pytest.importorskip("ray")
+    with pytest.MonkeyPatch.context() as patch:
+        # Ray switches token mode on for a new local cluster by setting RAY_AUTH_MODE in the
+        # environment; undone after the block (setenv first records the variable's state).
+        patch.setenv("RAY_AUTH_MODE", "token")
+        patch.delenv("RAY_AUTH_MODE")
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1")
+        try:
+            yield ray
+        finally:
+            ray.shutdown()

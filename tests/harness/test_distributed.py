@@ -26,7 +26,7 @@ from cluegym.agents import make_agent, run_match
 from cluegym.agents.random_agent import RandomAgent
 from cluegym.cli import main
 from cluegym.harness import AgentFactory, RayNotInstalledError, agent_seed
-from processes import free_port, wait_for_line
+from processes import free_port, ray_on_loopback, wait_for_line
 
 #: Summary keys that a Ray run must reproduce (wall_s and games_per_s are timings).
 SAME_SUMMARY_KEYS = ("game", "seats", "games", "seed", "env", "metrics", "agent_stats", "seat_counters",
@@ -39,17 +39,8 @@ SEED = 11
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[Any]:
     """An in-process Ray on this machine (2 CPUs) that run_match(ray_address=...) reuses."""
-    ray = pytest.importorskip("ray")
-    with pytest.MonkeyPatch.context() as patch:
-        # Ray switches token mode on for a new local cluster by setting RAY_AUTH_MODE in the
-        # environment; undone after the module (setenv first records the variable's state).
-        patch.setenv("RAY_AUTH_MODE", "token")
-        patch.delenv("RAY_AUTH_MODE")
-        ray.init(address="local", num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1")
-        try:
-            yield ray
-        finally:
-            ray.shutdown()
+    with ray_on_loopback() as ray:
+        yield ray
 
 
 def sorted_lines(path: Path) -> list[str]:

@@ -24,7 +24,7 @@ import pytest
 
 from cluegym.cli import main
 from cluegym.wrappers.multiseat import MultiSeatEnv, MultiSeatParallelEnv
-from processes import free_port, wait_for_line
+from processes import free_port, ray_on_loopback, wait_for_line
 
 ray = pytest.importorskip("ray")
 
@@ -37,16 +37,8 @@ TINY_PPO = {"train_batch_size_per_learner": 64, "minibatch_size": 32, "num_epoch
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[Any]:
     """An in-process Ray of this machine (2 CPUs, loopback, no dashboard) for the module."""
-    with pytest.MonkeyPatch.context() as patch:
-        # Ray switches token mode on for a new local cluster by setting RAY_AUTH_MODE in the
-        # environment; undone after the module (setenv first records the variable's state).
-        patch.setenv("RAY_AUTH_MODE", "token")
-        patch.delenv("RAY_AUTH_MODE")
-        ray.init(address="local", num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1")
-        try:
-            yield ray
-        finally:
-            ray.shutdown()
+    with ray_on_loopback() as ray:
+        yield ray
 
 
 def masked_ppo(env_name: str, policies: dict[str, str]) -> Any:
