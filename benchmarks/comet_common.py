@@ -31,8 +31,8 @@ from cluegym.envs.undercover.word_pairs import load_word_pairs
 
 __all__ = [
     "LLM_AGENTS", "add_endpoint_args", "add_schedule_args", "cell", "endpoint_specs", "metaphor_success",
-    "own_pool", "parse_labels", "parse_methods", "play_both_roles", "play_taboo", "play_undercover", "pyplot",
-    "run_cli", "schedule_kwargs", "with_endpoint",
+    "own_pool", "parse_labels", "parse_methods", "play_both_roles", "play_taboo", "play_undercover", "run_cli",
+    "schedule_kwargs", "with_endpoint",
 ]
 
 #: Agent names that need an endpoint (everything else, e.g. glove or random, runs offline).
@@ -252,18 +252,6 @@ def schedule_kwargs(pairs: int | None, episodes: int) -> tuple[dict[str, Any], i
         chosen = chosen[:pairs]
     kwargs = {"word_pairs": [list(p) for p in chosen], "pair_schedule": "every_pair", "episodes_per_pair": episodes}
     return kwargs, len(chosen) * episodes
-
-
-def pyplot() -> Any:
-    """``matplotlib.pyplot`` on the Agg backend (files only, no display)."""
-    # Deferred on purpose: pyplot is heavy and only the PNG step needs it; Agg must be chosen
-    # before it loads.
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def run_cli(body: Callable[[], int]) -> int:

@@ -32,8 +32,9 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from cluegym.benchmarks.comet_common import (
-    add_endpoint_args, cell, endpoint_specs, own_pool, parse_methods, play_taboo, pyplot, run_cli, with_endpoint,
+    add_endpoint_args, cell, endpoint_specs, own_pool, parse_methods, play_taboo, run_cli, with_endpoint,
 )
+from cluegym.benchmarks.plotting import pyplot, save_figure
 
 __all__ = ["DEFAULT_METHODS", "format_table", "main", "outcomes", "plot", "run"]
 
@@ -154,8 +155,7 @@ def plot(figure: dict[str, Any], out: Path) -> None:
     fig.legend(handles, names, loc="lower center", ncol=3, fontsize=8)
     fig.suptitle(f"Adversarial Taboo outcomes ({figure['games']} games per match)")
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out)
 
 
 def main(argv: list[str] | None = None) -> int:

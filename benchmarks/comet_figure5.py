@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from cluegym.benchmarks.comet_common import cell, parse_methods, pyplot, run_cli
+from cluegym.benchmarks.comet_common import cell, parse_methods, run_cli
+from cluegym.benchmarks.plotting import pyplot, save_figure
 from cluegym.benchmarks.comet_table1 import add_table1_args
 from cluegym.benchmarks.comet_table1 import run as run_table1
 from cluegym.envs.undercover.metrics import METRIC_NAMES
@@ -93,8 +94,7 @@ def plot(table: dict[str, Any], out: Path) -> None:
         ax.legend(loc="upper right", bbox_to_anchor=(1.3, 1.12), fontsize=8)
     fig.suptitle("Balanced metrics in Undercover")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out)
 
 
 def main(argv: list[str] | None = None) -> int:

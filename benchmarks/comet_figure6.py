@@ -38,8 +38,9 @@ from tqdm.auto import tqdm
 from cluegym.agents.llm.comet import ExperiencePool
 from cluegym.benchmarks.comet_common import (
     add_endpoint_args, add_schedule_args, cell, endpoint_specs, metaphor_success, parse_methods, play_both_roles,
-    play_undercover, pyplot, run_cli, schedule_kwargs, with_endpoint,
+    play_undercover, run_cli, schedule_kwargs, with_endpoint,
 )
+from cluegym.benchmarks.plotting import pyplot, save_figure
 from cluegym.envs.undercover.metrics import method_metrics
 
 __all__ = ["DEFAULT_VARIANTS", "accumulate", "format_table", "main", "parse_counts", "plot", "run"]
@@ -193,8 +194,7 @@ def plot(figure: dict[str, Any], out: Path) -> None:
             ax.set(ylim=(0, 1), xlabel="experiences in the pool", ylabel="metaphor success rate",
                    title=f"(b) success rate vs experiences (vs {figure['baseline']})")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from cluegym.agents import run_match
 from cluegym.agents.encoders import EMBEDDINGS
+from cluegym.benchmarks.plotting import pyplot, save_figure
 
 #: The agents of the default matrix: the packaged embeddings.
 DEFAULT_AGENTS: dict[str, str] = {name: name for name in EMBEDDINGS}
@@ -114,11 +115,7 @@ def format_table(table: dict[str, Any]) -> str:
 def plot(table: dict[str, Any], out: Path, title: str) -> None:
     """Four heatmaps as in the paper: cooperative (top) and competitive (bottom), event share
     (left) and average length (right)."""
-    # Deferred on purpose: pyplot is heavy and Agg must be chosen before it loads.
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(2, 2, figsize=(10, 8.5))
     for i, (kind, ylabel, xlabel, event) in enumerate((
@@ -139,8 +136,7 @@ def plot(table: dict[str, Any], out: Path, title: str) -> None:
             fig.colorbar(image, ax=ax, fraction=0.046)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out)
 
 
 def parse_agents(items: list[str] | None) -> dict[str, str]:

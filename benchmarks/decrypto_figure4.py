@@ -41,6 +41,7 @@ from tqdm import tqdm
 
 from cluegym.agents import run_match
 from cluegym.agents.llm.adapters.decrypto_variants import MODE_NAMES, MODES
+from cluegym.benchmarks.plotting import pyplot, save_figure
 
 #: The paper's four classes, in its order: which of Alice's and Bob's modes match.
 MATCH_CLASSES: tuple[str, ...] = ("both match", "system only", "user only", "neither")
@@ -237,11 +238,7 @@ def format_table(rows: Sequence[dict[str, Any]], max_turns: int = 8) -> str:
 def plot(rows: Sequence[dict[str, Any]], out: Path, title: str, max_turns: int = 8) -> None:
     """One panel per model: per class, a box plot of turns per game with every game as a dot
     (seeded jitter) and the mean as a diamond, as the paper's Figure 4 shows distributions."""
-    # Deferred on purpose: pyplot is heavy and Agg must be chosen before it loads.
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     models = list(dict.fromkeys(r["model"] for r in rows))
     fig, axes = plt.subplots(1, len(models), figsize=(max(6.4, 5.2 * len(models)), 4.6), squeeze=False, sharey=True)
@@ -261,8 +258,7 @@ def plot(rows: Sequence[dict[str, Any]], out: Path, title: str, max_turns: int =
     axes[0][0].set_ylabel("turns per game")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,16 +26,13 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-import matplotlib
 import numpy as np
 from tqdm.auto import tqdm
 
 from cluegym.agents import AgentSpecError, run_match
 from cluegym.envs.dixit.config import PAPER_SEED
 from cluegym.envs.dixit.seating import pair_seating
-
-matplotlib.use("Agg")  # files only: no display on CI machines
-import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
+from cluegym.benchmarks.plotting import pyplot, save_figure
 
 #: The two conditions compared: the hand swap on (the paper) and off.
 CONDITIONS: tuple[tuple[str, bool], ...] = (("swap", True), ("no swap", False))
@@ -136,6 +133,7 @@ def format_check(run: dict[str, Any]) -> str:
 
 def plot(run: dict[str, Any], path: str | Path) -> Path:
     """Per deal, the gap between the two seatings with and without the swap, as a PNG."""
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.2))
     width = 0.4
     for k, (name, c) in enumerate(run["conditions"].items()):
@@ -145,11 +143,7 @@ def plot(run: dict[str, Any], path: str | Path) -> Path:
     ax.set_title(f"Hand-swap bias check: {run['a']} vs {run['b']}", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -36,7 +36,6 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-import matplotlib
 import numpy as np
 from tqdm.auto import tqdm
 
@@ -46,9 +45,7 @@ from cluegym.envs.dixit.config import PAPER_SEED
 from cluegym.envs.dixit.metrics import agent_table
 from cluegym.envs.dixit.scoring import OUTCOMES
 from cluegym.envs.dixit.seating import pair_seating
-
-matplotlib.use("Agg")  # files only: no display on CI machines
-import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
+from cluegym.benchmarks.plotting import pyplot, save_figure
 
 #: Packaged baselines spanning the Dixit balance knob (see docs/dixit.md).
 DEFAULT_AGENTS: tuple[str, ...] = (
@@ -165,6 +162,7 @@ def plot(run: dict[str, Any], path: str | Path) -> Path:
     """Figure 2 (head-to-head heatmap) and Figure 3 (outcome split) side by side, as a PNG."""
     agents = run["agents"]
     head = np.array(run["head_to_head"], dtype=float)
+    plt = pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6 + 1.3 * len(agents), 1.2 + 0.75 * len(agents)))
     image = ax1.imshow(head, cmap="viridis", vmin=np.nanmin(head), vmax=np.nanmax(head))
     ax1.set_xticks(range(len(agents)), agents, rotation=40, ha="right", fontsize=8)
@@ -184,11 +182,7 @@ def plot(run: dict[str, Any], path: str | Path) -> Path:
     ax2.set_title("Figure 3: storyteller round outcomes", fontsize=9)
     ax2.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
