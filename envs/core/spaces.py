@@ -3,6 +3,7 @@ text hygiene of actions (:func:`clean_action_text`, see :mod:`cluegym.envs.core.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, Sequence
 
@@ -154,6 +155,15 @@ def _mask_space(space: gymnasium.Space) -> gymnasium.Space:
     raise TypeError(f"no action mask for a {type(space).__name__} entry")
 
 
+@functools.lru_cache(maxsize=16)
+def _charset_mask(size: int, value: int) -> np.ndarray:
+    """A read-only all-``value`` int8 charset mask, shared by every observation (so a record
+    digest hashes it once, see :func:`~cluegym.envs.core.record.digest`)."""
+    mask = np.full(size, value, dtype=np.int8)
+    mask.flags.writeable = False
+    return mask
+
+
 def action_mask_value(space: gymnasium.Space, legal: Any, acting: bool) -> Any:
     """The value of ``obs["action_mask"]`` (see :func:`action_mask_space`).
 
@@ -171,8 +181,8 @@ def action_mask_value(space: gymnasium.Space, legal: Any, acting: bool) -> Any:
     if isinstance(space, gymnasium.spaces.Text):
         size = len(space.character_set)
         if acting:
-            return (space.max_length, np.ones(size, dtype=np.int8))
-        return (space.min_length, np.zeros(size, dtype=np.int8))
+            return (space.max_length, _charset_mask(size, 1))
+        return (space.min_length, _charset_mask(size, 0))
     if isinstance(space, gymnasium.spaces.Dict):
         parts = legal if isinstance(legal, Mapping) else {}
         return {key: action_mask_value(child, parts.get(key), acting) for key, child in space.spaces.items()}

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
@@ -13,6 +16,15 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     ``env.agent_iter()`` (``env.unwrapped.forfeit`` works too, in a loop over
     ``env.agent_selection``: PettingZoo's iterator insists on a wrapper call between seats).
     """
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The selected seat's ``(observation, reward, terminated, truncated, info)``.
+
+        The same as PettingZoo's, asked of the env directly: PettingZoo's version reads five
+        attributes through the wrapper's ``__getattr__`` at every step."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
 
     def forfeit(self, reason: str) -> None:
         """See :meth:`ClueGameEnv.forfeit`."""

@@ -1,0 +1,42 @@
+"""The throughput benchmark: its table, the peers beside cluegym's games, the floors."""
+
+import json
+
+import pytest
+
+from cluegym.benchmarks import throughput
+from cluegym.benchmarks.peers import PEERS, REFERENCE_PEER, available_peers
+
+
+def test_every_peer_of_the_extra_is_installed_and_plays():
+    # scripts/setup.sh --test installs the cluegym[peers] extra: every peer must run here.
+    assert {peer.name for peer in available_peers()} == set(PEERS)
+    for peer in PEERS.values():
+        assert peer.play_game(1) > 1
+
+
+def test_table_has_peers_ratios_and_floors(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert throughput.main(["--games", "taboo", "--seconds", "0.2", "--rounds", "2", "--peers",
+                            "--no-progress", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "x Taboo-v0" in text and REFERENCE_PEER in text and "taboo (no digests)" in text
+    rows = {(r["env"], r["digests"]): r for r in json.loads(out.read_text())["rows"]}
+    reference = rows[(REFERENCE_PEER, None)]
+    assert reference["ratio_to_textarena_taboo"] == pytest.approx(1.0)
+    for digests, ratio in ((True, throughput.FLOOR_RATIO_DIGESTS), (False, throughput.FLOOR_RATIO_NO_DIGESTS)):
+        row = rows[("taboo", digests)]
+        assert len(row["steps_s_rounds"]) == 2 and row["steps_s"] > 0
+        assert row["floor_steps_s"] == pytest.approx(ratio * reference["steps_s"])
+        assert row["ratio_to_textarena_taboo"] == pytest.approx(row["steps_s"] / reference["steps_s"])
+        assert row["meets_floor"] == (row["steps_s"] >= row["floor_steps_s"])
+
+
+def test_dixit_floor_without_peers_and_bad_arguments(capsys):
+    assert throughput.Row("dixit", True, lambda seed, step0: 1).floor(1e9) == throughput.DIXIT_FLOOR_STEPS_S
+    assert throughput.Row("dixit", False, lambda seed, step0: 1).floor(None) == 1.5 * throughput.DIXIT_FLOOR_STEPS_S
+    assert throughput.Row("taboo", True, lambda seed, step0: 1).floor(None) is None
+    for argv in (["--games", "chess"], ["--rounds", "0"]):
+        with pytest.raises(SystemExit):
+            throughput.main(argv)
+    assert "unknown game" in capsys.readouterr().err

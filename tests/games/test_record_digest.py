@@ -1,0 +1,74 @@
+"""The observation digest of game records: what it covers, and its cache of immutable arrays."""
+
+import numpy as np
+import pytest
+
+import cluegym
+from cluegym.envs.core.record import _ARRAY_DIGESTS, array_digest, digest, replay
+
+
+def _readonly(array):
+    array.flags.writeable = False
+    return array
+
+
+def test_digest_covers_every_value_and_key():
+    base = {"prompt": "Your turn.", "hints": ("a", "b", ""), "scores": np.array([1, 2]), "round": 3}
+    variants = [
+        {**base, "prompt": "Your turn!"},
+        {**base, "hints": ("a", "b", "c")},
+        {**base, "hints": ("a", "b")},
+        {**base, "scores": np.array([1, 3])},
+        {**base, "scores": np.array([1, 2], dtype=np.int8)},
+        {**base, "scores": np.array([[1, 2]])},
+        {**base, "round": 4},
+        {**base, "extra": None},
+        {k if k != "round" else "turn": v for k, v in base.items()},
+    ]
+    seen = {digest(base)}
+    for variant in variants:
+        value = digest(variant)
+        assert value not in seen, variant
+        seen.add(value)
+    assert digest(dict(reversed(list(base.items())))) == digest(base)  # key order does not matter
+    # A tuple of texts takes the fast path; a mixed one item by item: the same bytes.
+    assert digest({"t": ("x", 1)}) != digest({"t": ("x", "1")})
+
+
+def test_readonly_arrays_are_hashed_once_and_writeable_ones_every_time():
+    image = _readonly(np.arange(12, dtype=np.uint8).reshape(2, 2, 3).copy())
+    first = array_digest(image)
+    assert id(image) in _ARRAY_DIGESTS and array_digest(image) == first
+    key = id(image)
+    del image
+    assert key not in _ARRAY_DIGESTS  # freed with its array: an id reused later is not confused
+
+    writeable = np.zeros(4)
+    before = digest({"a": writeable})
+    writeable[0] = 1
+    assert digest({"a": writeable}) != before and id(writeable) not in _ARRAY_DIGESTS
+
+    # A read-only view of a writeable array can still change: never cached.
+    base = np.zeros(4)
+    view = _readonly(base[:])
+    before = digest({"a": view})
+    base[1] = 5
+    assert digest({"a": view}) != before and id(view) not in _ARRAY_DIGESTS
+    # The cached digest of an array equals a fresh one of an equal writeable copy.
+    frozen = _readonly(np.arange(5))
+    assert array_digest(frozen) == array_digest(np.arange(5))
+
+
+@pytest.mark.parametrize("game", cluegym.registered_games())
+def test_records_replay_with_their_digests(game):
+    env = cluegym.make(game)
+    env.reset(seed=11)
+    for seat in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        action = None if term or trunc else env.action_space(seat).sample(mask=obs.get("action_mask"))
+        env.step(action)
+        if len(env.unwrapped.game_record()["steps"]) > 60:
+            break
+    record = env.unwrapped.game_record()
+    assert all(step["obs"] for step in record["steps"])
+    assert replay(record)["steps"] == record["steps"]
