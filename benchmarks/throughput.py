@@ -59,13 +59,15 @@ def scripted_action(space: gymnasium.Space, observation: Any, info: dict, step: 
 
 
 def play_game(env: Any, seed: int, step0: int) -> int:
-    """Play one game of ``env`` with :func:`scripted_action`; return its number of steps."""
+    """Play one game of ``env`` with :func:`scripted_action` and take its record (what a
+    match keeps of every game); return its number of steps."""
     env.reset(seed=seed)
     steps = 0
     for seat in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         env.step(None if term or trunc else scripted_action(env.action_space(seat), obs, info, step0 + steps))
         steps += 1
+    env.unwrapped.game_record()
     return steps
 
 

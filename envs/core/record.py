@@ -44,6 +44,7 @@ MAX_NODES = 10_000
 MAX_CHARS = 100_000
 _SCALAR_TYPES = (bool, int, float, complex, str, bytes)
 _PLAIN_LEAVES = frozenset({str, bool, type(None)})
+_SMALL_INT = 2**1000
 _ARRAY_KINDS = "biufcUS"
 
 
@@ -77,6 +78,8 @@ def _finite_or_tag(value: float) -> Any:
 
 
 def _int_or_tag(value: int) -> Any:
+    if -_SMALL_INT < value < _SMALL_INT:  # far inside the int-to-text limit: no check needed
+        return value
     try:
         int.__repr__(value)
     except ValueError:  # beyond sys.get_int_max_str_digits(): JSON text cannot hold it

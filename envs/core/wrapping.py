@@ -17,6 +17,21 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     ``env.agent_selection``: PettingZoo's iterator insists on a wrapper call between seats).
     """
 
+    def step(self, action: Any) -> None:
+        """PettingZoo's ordered step, asking the env for its seats directly (not through
+        ``__getattr__``, which the hot loop of a rollout would pay at every step)."""
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)  # PettingZoo's errors and warnings
+
+    def agent_iter(self, max_iter: int = 2**63) -> wrappers.order_enforcing.AECOrderEnforcingIterable:
+        """PettingZoo's ordered seat iterator (the same checks), reading the env directly."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _SeatIterable(self, max_iter)
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The selected seat's ``(observation, reward, terminated, truncated, info)``.
 
@@ -32,6 +47,29 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             raise RuntimeError("forfeit() needs a game in progress: call reset() first")
         self.env.forfeit(reason)
         self._has_updated = True
+
+
+class _SeatIterable(wrappers.order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self) -> _SeatIterator:
+        return _SeatIterator(self.env, self.max_iter)
+
+
+class _SeatIterator(wrappers.order_enforcing.AECOrderEnforcingIterator):
+    """PettingZoo's AECOrderEnforcingIterator, reading ``agents`` and ``agent_selection`` of
+    the wrapped env itself."""
+
+    def __init__(self, env: OrderEnforcingWrapper, max_iter: int) -> None:
+        super().__init__(env, max_iter)
+        self._game = env.env
+
+    def __next__(self) -> str:
+        game = self._game
+        if not game.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return game.agent_selection
 
 
 def wrap(env: AECEnv) -> AECEnv:
