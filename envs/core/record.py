@@ -311,10 +311,11 @@ def digest(observation: Any) -> str:
     """A short stable hash of an observation: 16 hex digits of a SHA-1 over its values.
 
     Dict keys are sorted; texts, numbers and arrays (dtype, shape and bytes) are fed in
-    order. An array that is read-only all the way down (``flags.writeable`` False, and so is
-    every array it views) is treated as immutable: its bytes are hashed once and that hash
-    is reused for as long as the array lives, so a game that shows the same read-only card
-    images at every step does not rehash their pixels (see :func:`array_digest`).
+    order, an array larger than 4 KiB as its own SHA-1 (:func:`array_digest`). An array that
+    is read-only all the way down (``flags.writeable`` False, and so is every array it views)
+    is treated as immutable: its hash is computed once and reused for as long as the array
+    lives, so a game that shows the same read-only card images at every step does not rehash
+    their pixels.
 
     Example:
         >>> digest({"prompt": "Your turn.", "hand": np.arange(3)})  # doctest: +SKIP
@@ -325,16 +326,27 @@ def digest(observation: Any) -> str:
     return hashlib.sha1(b"".join(parts)).hexdigest()[:16]
 
 
-def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901 - one dispatch on the type
+def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one dispatch on the type
+    # Dict entries that are texts or small arrays are handled in the dict's loop, without a
+    # call per entry (most of an observation).
     kind = type(value)
-    if kind is str:
-        parts.append(b"s" + value.encode() + b"\0")
-    elif kind is dict:
+    if kind is dict:
         for key in sorted(value):
-            parts.append(str(key).encode())
-            _feed(value[key], parts)
+            item = value[key]
+            parts.append(key.encode() if type(key) is str else str(key).encode())
+            if type(item) is str:
+                parts.append(b"s" + item.encode() + b"\0")
+            elif type(item) is np.ndarray and item.nbytes <= _INLINE_ARRAY_BYTES:
+                parts.append(_array_head(item) + item.tobytes())
+            else:
+                _feed(item, parts)
+    elif kind is str:
+        parts.append(b"s" + value.encode() + b"\0")
     elif kind is np.ndarray:
-        parts.append(array_digest(value))
+        if value.nbytes <= _INLINE_ARRAY_BYTES:  # masks, indices, scores: their bytes as they are
+            parts.append(_array_head(value) + value.tobytes())
+        else:  # images: their own hash, cached for immutable ones
+            parts.append(array_digest(value))
     elif kind is tuple or kind is list:
         try:  # the common case, a tuple of texts, in one encode (the same bytes as item by item)
             parts.append(("[" + "".join(["s" + item + "\0" for item in value]) + "]").encode())
@@ -378,6 +390,20 @@ def _immutable(array: np.ndarray) -> bool:
         array = base
 
 
+#: Arrays up to this size are fed to a digest as their bytes; larger ones as their own hash.
+_INLINE_ARRAY_BYTES = 256
+_ARRAY_HEADS: dict[tuple[np.dtype, tuple[int, ...]], bytes] = {}
+
+
+def _array_head(array: np.ndarray) -> bytes:
+    """The bytes that say an array's dtype and shape (one per kind of array: kept)."""
+    key = (array.dtype, array.shape)
+    head = _ARRAY_HEADS.get(key)
+    if head is None:
+        head = _ARRAY_HEADS[key] = f"{array.dtype.str}{array.shape}".encode()
+    return head
+
+
 def array_digest(array: np.ndarray) -> bytes:
     """The 20-byte SHA-1 of an array's dtype, shape and bytes, what :func:`digest` feeds.
 
@@ -387,8 +413,7 @@ def array_digest(array: np.ndarray) -> bytes:
     entry = _ARRAY_DIGESTS.get(id(array))
     if entry is not None and entry[0]() is array:
         return entry[1]
-    head = f"{array.dtype.str}{array.shape}".encode()
-    value = hashlib.sha1(head + np.ascontiguousarray(array).tobytes()).digest()
+    value = hashlib.sha1(_array_head(array) + array.tobytes()).digest()
     if _immutable(array):
         key = id(array)
         _ARRAY_DIGESTS[key] = (weakref.ref(array, lambda _ref, key=key: _ARRAY_DIGESTS.pop(key, None)), value)
