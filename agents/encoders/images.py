@@ -67,7 +67,8 @@ def preprocess(images: np.ndarray) -> "torch.Tensor":
     import torch
     import torch.nn.functional as F
 
-    x = torch.from_numpy(np.ascontiguousarray(images)).permute(0, 3, 1, 2).float()
+    # A float32 copy (observations hold read-only uint8 images, which torch will not wrap).
+    x = torch.from_numpy(np.asarray(images, dtype=np.float32)).permute(0, 3, 1, 2)
     if x.shape[-2:] != (INPUT_SIZE, INPUT_SIZE):
         x = F.interpolate(x, size=(INPUT_SIZE, INPUT_SIZE), mode="bilinear", align_corners=False, antialias=True)
     return (x - PIXEL_MEAN) / PIXEL_SCALE

@@ -58,6 +58,8 @@ Observations (``Dict``), per seat:
         round (-1 / "" padded).
     hand_captions, candidate_captions: only with ``reveal_captions=True`` (the option is
         recorded in the game record); captions are never observed otherwise.
+    The arrays are read-only and shared from step to step while they do not change (a
+    hand's images are the same array object until the hand changes): copy one to change it.
 
 Actions: ``Dict(card=Discrete(max(hand_size, N)), clue=Text)``. The phase says what counts:
 ``card`` is a hand slot in the story and distract phases and a candidate index in the vote;
@@ -100,9 +102,10 @@ from cluegym.envs.dixit.config import DixitConfig, preset_config
 # get_deck and parse_image_size are re-exported: the benchmarks read the env's deck and options here.
 from cluegym.envs.dixit.deck_options import get_deck, parse_image_size, random_vocabulary
 from cluegym.envs.dixit.metrics import metrics
-from cluegym.envs.dixit.prompts import full_prompt
+from cluegym.envs.dixit.prompts import assemble_prompt, request, round_summary, rounds_text, rules_prompt, scores_line
 from cluegym.envs.dixit.render import render_table, render_text
 from cluegym.envs.dixit.rules import PASS_CLUE, PHASES, DixitRules
+from cluegym.envs.dixit.scoring import RoundRecord
 
 __all__ = [
     "DixitEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS", "get_deck", "parse_image_size",
@@ -115,6 +118,75 @@ DEFAULT_AGENTS: dict[str, str] = {"*": "vision"}
 IMAGE_SIZE = (144, 96)
 #: Longest caption put in an observation (longer ones are clipped).
 CAPTION_MAX_CHARS = 300
+#: ``obs["phase"]`` of each phase.
+_PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def _printable(text: str) -> bool:
+    """Whether ``text`` is printable ASCII (so in the charset: ``to_charset`` keeps it)."""
+    return text.isascii() and text.isprintable()
+
+
+class _FinishedRounds:
+    """What every observation and info shows of a history of scored rounds, built once per
+    round: a scored round never changes, and rebuilding the whole history at every step made
+    a game's observations quadratic in its length.
+
+    It stands for the records it holds, compared by value (``==``, at the cost of an identity
+    check while they are the same objects): a State's history only grows and a scored round
+    is never changed, so the view is rebuilt exactly when a round is scored, or for another
+    game; a copied State (``copy.deepcopy``) or a replayed game shows the same values. Its
+    arrays are read-only and handed to every observation until the next round is scored.
+
+    Attributes:
+        records: the scored rounds, oldest first.
+        summaries: each round's :func:`~cluegym.envs.dixit.prompts.round_summary`, folded to
+            the charset.
+        rounds: :func:`~cluegym.envs.dixit.prompts.rounds_text` of the summaries.
+        storytellers, played, votes, points, clues: the ``history_*`` observation entries.
+        last_round: ``round_view`` of the last record (the infos' ``last_round``, None before
+            the first), shared by every seat's info: treat it as read-only.
+    """
+
+    __slots__ = ("records", "summaries", "rounds", "storytellers", "played", "votes", "points", "clues",
+                 "last_round")
+
+    def __init__(self, env: "DixitEnv", records: list[RoundRecord], previous: "_FinishedRounds | None") -> None:
+        cfg = env.game_config
+        n, r = cfg.num_players, cfg.num_rounds
+        self.records = list(records)
+        # What the previous view has of the first rounds is kept when they are the same (the
+        # view of the round before, in play): only the new rounds are added.
+        if previous is not None and records[: len(previous.records)] == previous.records:
+            start, summaries = len(previous.records), list(previous.summaries)
+            storytellers, played = previous.storytellers.copy(), previous.played.copy()
+            votes, points = previous.votes.copy(), previous.points.copy()
+        else:
+            start, summaries = 0, []
+            storytellers = np.full(r, -1, dtype=np.int64)
+            played = np.full((r, n), -1, dtype=np.int64)
+            votes = np.full((r, n), -1, dtype=np.int64)
+            points = np.full((r, n), -1, dtype=np.int64)
+        for i in range(start, len(records)):
+            record = records[i]
+            summaries.append(to_charset(round_summary(record, env.card_id)))
+            storytellers[i] = record.storyteller
+            played[i] = record.played
+            votes[i] = record.votes
+            points[i] = record.points
+        self.summaries = summaries
+        self.rounds = rounds_text(summaries)
+        self.storytellers, self.played = _read_only(storytellers), _read_only(played)
+        self.votes, self.points = _read_only(votes), _read_only(points)
+        self.clues = pad_texts([rec.clue for rec in records], r)
+        self.last_round = env.rules.round_view(records[-1]) if records else None
+
+
 class DixitEnv(ClueGameEnv):
     """Dixit, 3-6 seats (see the module docstring for the full game card).
 
@@ -209,8 +281,22 @@ class DixitEnv(ClueGameEnv):
             })
             for seat in self.possible_agents
         }
-        self._no_candidates = np.zeros((cfg.num_players, *self.image_size, 3), dtype=np.uint8)
-        self._no_candidates.setflags(write=False)
+        self._no_candidates = _read_only(np.zeros((cfg.num_players, *self.image_size, 3), dtype=np.uint8))
+        self._no_candidate_ids = _read_only(np.full(cfg.num_players, -1, dtype=np.int64))
+        # What observations reuse from step to step (each is checked against the State it is
+        # read from, so a copied or replayed State is always shown right):
+        # the rules text (fixed per env), folded to the charset as the whole prompt is;
+        self._rules_text = to_charset(rules_prompt(cfg))
+        # the scored rounds (see _FinishedRounds);
+        self._finished: _FinishedRounds | None = None
+        # card indices -> (ids, images), read-only, for the hands and candidates now in play:
+        # the same array objects while a hand does not change (the record digest hashes a
+        # read-only array once), pruned to what is in play when a new one is built;
+        self._card_arrays: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        # the last scores seen: their array and their prompt line (they change once per
+        # round); and each card's observed caption.
+        self._scores: tuple[tuple[int, ...], np.ndarray, str] | None = None
+        self._captions: dict[int, str] = {}
 
     # ------------------------------------------------------------------ spaces
     def _prompt_bound(self) -> int:
@@ -257,68 +343,109 @@ class DixitEnv(ClueGameEnv):
 
     def caption(self, index: int) -> str:
         """The caption of card ``index`` as observed (charset-folded, clipped; "" if none)."""
-        return to_charset(self.deck.caption(self.card_id(index)) or "", CAPTION_MAX_CHARS)
+        text = self._captions.get(index)
+        if text is None:  # cached: a deck's captions never change
+            text = self._captions[index] = to_charset(self.deck.caption(self.card_id(index)) or "", CAPTION_MAX_CHARS)
+        return text
 
     def _images(self, indices: Sequence[int]) -> np.ndarray:
         return self.deck.images([self.card_id(i) for i in indices], self.image_size)
+
+    def _cards(self, cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Read-only ``(ids, images)`` of ``cards`` (a hand or the candidates), the same
+        objects from step to step while those cards are in play."""
+        key = tuple(cards)
+        entry = self._card_arrays.get(key)
+        if entry is None:
+            state = self.state
+            live = {tuple(hand) for hand in state.hands}
+            live.add(tuple(state.candidates))
+            for old in [k for k in self._card_arrays if k not in live]:
+                del self._card_arrays[old]
+            entry = (_read_only(np.array(key, dtype=np.int64)), _read_only(self._images(key)))
+            self._card_arrays[key] = entry
+        return entry
+
+    def _finished_rounds(self) -> _FinishedRounds:
+        """The view of the current State's scored rounds (rebuilt once per round)."""
+        history = self.state.history
+        view = self._finished
+        if view is None or history != view.records:
+            view = self._finished = _FinishedRounds(self, history, view)
+        return view
+
+    def _scores_view(self) -> tuple[tuple[int, ...], np.ndarray, str]:
+        """``(scores, read-only array, folded prompt line)`` of the current scores."""
+        key = tuple(self.state.scores)
+        if self._scores is None or self._scores[0] != key:
+            self._scores = (key, _read_only(np.array(key, dtype=np.int64)), to_charset(scores_line(key)))
+        return self._scores
 
     def _observe(self, agent: str) -> dict[str, Any]:
         state, cfg = self.state, self.game_config
         n, r = cfg.num_players, cfg.num_rounds
         p = self.rules.seat_index(agent)
         hand = state.hands[p]
+        hand_ids, hand_images = self._cards(hand)
         voting = state.phase == "vote"
         own = state.own_candidate(p) if voting else None
-        storytellers = np.full(r, -1, dtype=np.int64)
-        played = np.full((r, n), -1, dtype=np.int64)
-        votes = np.full((r, n), -1, dtype=np.int64)
-        points = np.full((r, n), -1, dtype=np.int64)
-        for i, record in enumerate(state.history):
-            storytellers[i] = record.storyteller
-            played[i] = record.played
-            votes[i] = record.votes
-            points[i] = record.points
-        candidate_ids = np.full(n, -1, dtype=np.int64)
-        candidate_ids[: len(state.candidates)] = state.candidates
+        if voting:
+            candidate_ids, candidate_images = self._cards(state.candidates)
+            if len(candidate_ids) != n:
+                candidate_ids = np.full(n, -1, dtype=np.int64)
+                candidate_ids[: len(state.candidates)] = state.candidates
+        else:
+            candidate_ids, candidate_images = self._no_candidate_ids, self._no_candidates
+            if state.candidates:
+                candidate_ids = np.full(n, -1, dtype=np.int64)
+                candidate_ids[: len(state.candidates)] = state.candidates
+        finished = self._finished_rounds()
+        _, scores, scores_text = self._scores_view()
         caption = self.caption if self.reveal_captions else None
+        # to_charset(full prompt) piece by piece (folding is character by character): the rules
+        # text, the scores and the scored rounds are folded once, the literals are in the
+        # charset, and so is the request when its only free texts, the clue and the end
+        # reason, are printable ASCII (captions come folded); it is folded otherwise.
+        request_text = request(p, state, cfg, self.card_id, caption)
+        if not (_printable(state.clue) and _printable(state.end_reason or "")):
+            request_text = to_charset(request_text)
+        prompt = assemble_prompt(self._rules_text, p, scores_text, finished.rounds, request_text)
         obs: dict[str, Any] = {
-            "prompt": to_charset(full_prompt(p, state, cfg, self.card_id, caption), self.prompt_max_chars),
-            "phase": PHASES.index(state.phase),
+            "prompt": prompt[: self.prompt_max_chars],
+            "phase": _PHASE_INDEX[state.phase],
             "round": min(state.round, r),
             "seat": p,
             "storyteller": state.storyteller,
-            "hand": self._images(hand),
-            "hand_ids": np.array(hand, dtype=np.int64),
+            "hand": hand_images,
+            "hand_ids": hand_ids,
             "clue": state.clue,
-            "candidates": self._images(state.candidates) if voting else self._no_candidates,
+            "candidates": candidate_images,
             "candidate_ids": candidate_ids,
             "own_candidate": -1 if own is None else own,
             "card_mask": self.rules.card_mask(state, p),
-            "scores": np.array(state.scores, dtype=np.int64),
-            "history_storytellers": storytellers,
-            "history_clues": pad_texts([rec.clue for rec in state.history], r),
-            "history_played": played,
-            "history_votes": votes,
-            "history_points": points,
+            "scores": scores,
+            "history_storytellers": finished.storytellers,
+            "history_clues": finished.clues,
+            "history_played": finished.played,
+            "history_votes": finished.votes,
+            "history_points": finished.points,
         }
         if self.reveal_captions:
             obs["hand_captions"] = tuple(self.caption(c) for c in hand)
             obs["candidate_captions"] = pad_texts([self.caption(c) for c in state.candidates], n)
-        # The adapter's observe() adds the same mask; it is set here too so the digest a record
-        # keeps of this observation covers all of it (replay checks observe()).
-        obs["action_mask"] = self.action_mask(agent)
+        # obs["action_mask"] is added by the adapter's observe(), before the record's digest.
         return obs
 
     def _info(self, agent: str) -> dict[str, Any]:
-        info: dict[str, Any] = {"phase": self.state.phase}
-        if self.state.history:
-            info["last_round"] = self.rules.round_view(self.state.history[-1])
-        return info
+        state = self.state
+        if not state.history:
+            return {"phase": state.phase}
+        return {"phase": state.phase, "last_round": self._finished_rounds().last_round}
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         state, p = self.state, self.rules.seat_index(agent)
         story = state.phase == "story"
-        if isinstance(action, Mapping):
+        if type(action) is dict or isinstance(action, Mapping):  # a dict, mostly: no ABC check
             unknown = [key for key in action if key not in ("card", "clue")]
             if unknown:
                 return None, f"unknown action field {describe(unknown[0])}; fields: card, clue"

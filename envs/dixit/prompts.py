@@ -15,6 +15,7 @@ escaped and cannot close its quotes, and it cannot start a line of its own.
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Sequence
 
 from cluegym.envs.core.seats import seat_name
@@ -58,6 +59,20 @@ def json_answer(fields: Sequence[tuple[str, str]]) -> str:
     return "IMPORTANT: Respond strictly in JSON format:\n{\n" + body + "\n}"
 
 
+@functools.lru_cache(maxsize=64)
+def _answer(kind: str, count: int) -> str:
+    """The JSON block of a request (``kind`` story, distract or vote; ``count`` cards or
+    candidates), built once per kind and count: every decision's prompt ends with one."""
+    if kind == "story":
+        return json_answer([
+            ("reasoning", "Brief analysis (max 50 words)"),
+            ("card", f"The card number (1-{count})"),
+            ("clue", "Your crafted Dixit description"),
+        ])
+    noun = "card" if kind == "distract" else "candidate"
+    return json_answer([("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The {noun} number (1-{count})")])
+
+
 def rules_prompt(cfg: DixitConfig) -> str:
     """The rules of this game: players, hands, rounds, hand swap, scoring."""
     n, h = cfg.num_players, cfg.hand_size
@@ -90,6 +105,8 @@ def rules_prompt(cfg: DixitConfig) -> str:
 def cards_listing(label: str, cards: Sequence[int], caption: CardCaption, own: int | None = None,
                   note: str = "") -> str:
     """``Card 1``, ``Card 2``, ... (with captions when revealed); marks the seat's own card."""
+    if caption is None:
+        return _numbered_listing(label, len(cards), own, note)
     lines = []
     for i, card in enumerate(cards):
         text = f"{label} {i + 1}"
@@ -98,6 +115,14 @@ def cards_listing(label: str, cards: Sequence[int], caption: CardCaption, own: i
         if own is not None and i == own:
             text += " (your own card)"
         lines.append(text)
+    return (note + "\n" if note else "") + "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=256)
+def _numbered_listing(label: str, count: int, own: int | None, note: str) -> str:
+    """:func:`cards_listing` without captions (numbers only), built once per shape: it is in
+    every decision's prompt."""
+    lines = [f"{label} {i + 1}" + (" (your own card)" if own is not None and i == own else "") for i in range(count)]
     return (note + "\n" if note else "") + "\n".join(lines)
 
 
@@ -118,14 +143,24 @@ def round_summary(record: RoundRecord, name: CardName) -> str:
     return "\n".join(lines)
 
 
+def scores_line(scores: Sequence[int]) -> str:
+    """``Scores: player_0 3, player_1 5, ...``"""
+    return "Scores: " + ", ".join(f"{seat_name(p)} {s}" for p, s in enumerate(scores)) + "."
+
+
+def rounds_text(summaries: Sequence[str]) -> str:
+    """The scored rounds' part of the table (``""`` before the first): their
+    :func:`round_summary` texts under a heading."""
+    return "Previous rounds:\n" + "\n".join(summaries) if summaries else ""
+
+
 def table_summary(state: DixitState, name: CardName) -> str:
     """Scores and every scored round."""
-    scores = ", ".join(f"{seat_name(p)} {s}" for p, s in enumerate(state.scores))
-    parts = [f"Scores: {scores}."]
-    if state.history:
-        parts.append("Previous rounds:")
-        parts.extend(round_summary(r, name) for r in state.history)
-    return "\n".join(parts)
+    return _table(scores_line(state.scores), rounds_text([round_summary(r, name) for r in state.history]))
+
+
+def _table(scores: str, rounds: str) -> str:
+    return f"{scores}\n{rounds}" if rounds else scores
 
 
 def request(seat: int, state: DixitState, cfg: DixitConfig, name: CardName, caption: CardCaption) -> str:
@@ -149,11 +184,7 @@ def request(seat: int, state: DixitState, cfg: DixitConfig, name: CardName, capt
             "= 3 points (optimal). Your description should balance ambiguity and clarity, using metaphorical and "
             "emotional language.",
             cards_listing("Card", state.hands[seat], caption, note=hand_note),
-            json_answer([
-                ("reasoning", "Brief analysis (max 50 words)"),
-                ("card", f"The card number (1-{h})"),
-                ("clue", "Your crafted Dixit description"),
-            ]),
+            _answer("story", h),
         ])
     clue_line = f"The storyteller's description: {quote_text(state.clue)}"
     if state.phase == "distract":
@@ -166,7 +197,7 @@ def request(seat: int, state: DixitState, cfg: DixitConfig, name: CardName, capt
             "You are a player in a Dixit game. Given the storyteller's description, choose one card from your hand "
             "that could plausibly match it (but is not the target). Your goal: mislead others into choosing your card.",
             cards_listing("Card", state.hands[seat], caption, note=hand_note),
-            json_answer([("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The card number (1-{h})")]),
+            _answer("distract", h),
         ])
     k = len(state.candidates)
     own = state.own_candidate(seat)
@@ -181,18 +212,23 @@ def request(seat: int, state: DixitState, cfg: DixitConfig, name: CardName, capt
     return "\n".join([
         header, clue_line, DIRECT_SELECTION, listing,
         "You cannot vote for your own card.",
-        json_answer([("reasoning", "Brief analysis (max 50 words)"), ("answer", f"The candidate number (1-{k})")]),
+        _answer("vote", k),
     ])
 
 
 def full_prompt(seat: int, state: DixitState, cfg: DixitConfig, name: CardName, caption: CardCaption = None) -> str:
     """The seat's whole view: rules, who it is, scores and history, the current request."""
-    return "\n\n".join([
-        rules_prompt(cfg),
-        f"You are {seat_name(seat)}.",
-        table_summary(state, name),
-        request(seat, state, cfg, name, caption),
-    ])
+    return assemble_prompt(
+        rules_prompt(cfg), seat, scores_line(state.scores),
+        rounds_text([round_summary(r, name) for r in state.history]), request(seat, state, cfg, name, caption),
+    )
+
+
+def assemble_prompt(rules: str, seat: int, scores: str, rounds: str, request_text: str) -> str:
+    """:func:`full_prompt` from its parts (:func:`rules_prompt`, :func:`scores_line`,
+    :func:`rounds_text`, :func:`request`): the env keeps the parts that change once per game
+    or per round and builds only the rest at each step."""
+    return "\n\n".join([rules, f"You are {seat_name(seat)}.", _table(scores, rounds), request_text])
 
 
 def entailment_prompt(clue: str, caption: str | None = None) -> str:

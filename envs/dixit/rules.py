@@ -48,7 +48,7 @@ from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import describe, to_charset, type_name
 from cluegym.envs.dixit.config import PRESETS, DixitConfig
 from cluegym.envs.dixit.scoring import PARTIAL_POINTS, SCORINGS, RoundRecord, score_round
-from cluegym.envs.dixit.state import DixitState
+from cluegym.envs.dixit.state import DixitState, listeners_of
 
 # DixitConfig, DixitState, PRESETS and SCORINGS are re-exported: the rules' types, and wrappers
 # and the options test import them from here.
@@ -85,6 +85,7 @@ class DixitRules(GameRules[DixitState]):
         self.seats = tuple(seat_name(p) for p in range(config.num_players))
         self._seat_numbers = {seat: p for p, seat in enumerate(self.seats)}
         self._card_numbers = {card: i for i, card in enumerate(self.card_ids)}
+        self._masks: dict[tuple[int, int | None], np.ndarray] = {}
 
     def seat_index(self, seat: str) -> int:
         """The number of seat ``seat``: ``"player_2"`` -> ``2``."""
@@ -137,18 +138,47 @@ class DixitRules(GameRules[DixitState]):
     def acting_seats(self, state: DixitState) -> list[int]:
         """The numbered seats of the current simultaneous block, in play order: the
         storyteller; the listeners still to play a card; the listeners still to vote."""
-        if state.phase == "story":
-            return [state.storyteller]
-        if state.phase == "distract":
-            return [p for p in state.listeners if p not in state.played]
-        if state.phase == "vote":
-            return [p for p in state.listeners if p not in state.votes]
-        return []
+        phase, n = state.phase, len(state.hands)
+        if phase == "story":
+            return [state.round % n]
+        if phase == "distract":
+            done = state.played
+        elif phase == "vote":
+            done = state.votes
+        else:
+            return []
+        return [p for p in listeners_of(state.round % n, n) if p not in done]
 
     def seat_to_move(self, state: DixitState) -> int | None:
-        """The numbered seat to act, or None when the game is over."""
-        block = self.acting_seats(state)
-        return block[0] if block else None
+        """The numbered seat to act (the first of :meth:`acting_seats`), or None when the game
+        is over."""
+        phase, n = state.phase, len(state.hands)
+        if phase == "story":
+            return state.round % n
+        if phase == "distract":
+            done = state.played
+        elif phase == "vote":
+            done = state.votes
+        else:
+            return None
+        for p in listeners_of(state.round % n, n):
+            if p not in done:
+                return p
+        return None
+
+    def is_acting(self, state: DixitState, seat: int) -> bool:
+        """Whether numbered ``seat`` is in the current simultaneous block (``seat in
+        acting_seats(state)``, without building the block)."""
+        phase, n = state.phase, len(state.hands)
+        if not 0 <= seat < n:
+            return False
+        if phase == "story":
+            return seat == state.round % n
+        if phase == "distract":
+            return seat != state.round % n and seat not in state.played
+        if phase == "vote":
+            return seat != state.round % n and seat not in state.votes
+        return False
 
     def to_move(self, state: DixitState) -> str | None:
         seat = self.seat_to_move(state)
@@ -166,18 +196,31 @@ class DixitRules(GameRules[DixitState]):
         the current simultaneous block).
 
         Hand slots in the story and distract phases; candidate indices in the vote, its own
-        card excluded.
+        card excluded. The mask is read-only and shared (see :meth:`_mask`).
         """
-        mask = np.zeros(self.config.action_size, dtype=np.int8)
-        if seat not in self.acting_seats(state):
-            return mask
+        if not self.is_acting(state, seat):
+            return self._mask(0, None)
         if state.phase in ("story", "distract"):
-            mask[: len(state.hands[seat])] = 1
-        elif state.phase == "vote":
-            mask[: len(state.candidates)] = 1
-            own = state.own_candidate(seat)
-            if own is not None:
-                mask[own] = 0
+            return self._mask(len(state.hands[seat]), None)
+        if state.phase == "vote":
+            return self._mask(len(state.candidates), state.own_candidate(seat))
+        return self._mask(0, None)
+
+    def _mask(self, legal: int, excluded: int | None) -> np.ndarray:
+        """The ``card`` mask with the first ``legal`` values allowed except ``excluded``.
+
+        Built once per (legal, excluded) pair and read-only: a mask is asked for per seat at
+        every move, and a table has only a few distinct ones (hand sizes, candidate counts).
+        """
+        key = (legal, excluded)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.zeros(self.config.action_size, dtype=np.int8)
+            mask[:legal] = 1
+            if excluded is not None:
+                mask[excluded] = 0
+            mask.setflags(write=False)
+            self._masks[key] = mask
         return mask
 
     def legal_mask(self, state: DixitState, seat: str) -> dict[str, np.ndarray | None]:

@@ -12,9 +12,24 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from cluegym.envs.dixit.scoring import RoundRecord
+
+
+@functools.lru_cache(maxsize=256)
+def listeners_of(storyteller: int, num_players: int) -> tuple[int, ...]:
+    """The listeners of ``storyteller``'s round, in play order (seat order after it).
+
+    Cached (keyed by two small ints): the rules ask for them several times per move, and a
+    table of N seats has only N rotations.
+
+    Example:
+        >>> listeners_of(2, 4)
+        (3, 0, 1)
+    """
+    return tuple((storyteller + k) % num_players for k in range(1, num_players))
 
 
 @dataclass
@@ -57,12 +72,12 @@ class DixitState:
     @property
     def storyteller(self) -> int:
         """This round's storyteller: the storytellers rotate seat by seat."""
-        return self.round % self.num_players
+        return self.round % len(self.hands)
 
     @property
     def listeners(self) -> list[int]:
         """This round's listeners, in play order (seat order after the storyteller)."""
-        return [(self.storyteller + k) % self.num_players for k in range(1, self.num_players)]
+        return list(listeners_of(self.storyteller, len(self.hands)))
 
     @property
     def target(self) -> int | None:
