@@ -22,6 +22,14 @@ opponent models. Two kinds of step are counted:
 - **decisions**: the learner's decisions, i.e. calls of the view's ``step`` (what an RL
   library counts as its env steps; the AEC view's end-of-game dead steps are not counted).
 
+Like a training run (``TrainConfig.torch_threads``, one thread per env process), the benchmark
+runs torch and the BLAS under numpy on one thread (``--threads``): on a shared machine a second
+thread spins against the other processes and costs more CPU than it saves (a MiniLM encode
+takes 10x the CPU on two busy cores). Before timing, each game's warm-up fills the encoders'
+caches with the texts the random players can say (``Setup.warm``; Dixit: the clue words and
+the deck's captions): a training run meets them all within its first games, and issue 15 asks
+for the steady state (each text encoded once); ``--cold`` skips it.
+
 ``cpu%`` is the process's CPU time over wall time while measuring: below ~95% the machine
 was busy with other work and every figure of that row is low. ``--cpu-time`` divides every
 rate by that share (steps per CPU-second of this process): comparable figures on a shared
@@ -31,6 +39,7 @@ Usage:
     python -m cluegym.benchmarks.learner_throughput --seconds 5
     python -m cluegym.benchmarks.learner_throughput --games decrypto,undercover --seed 1
     python -m cluegym.benchmarks.learner_throughput --cpu-time   # on a shared machine
+    python -m cluegym.benchmarks.learner_throughput --games dixit --cold   # encoders' caches empty
 """
 
 from __future__ import annotations
@@ -48,7 +57,7 @@ from cluegym.benchmarks.throughput import measure
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
 
-__all__ = ["Setup", "SETUPS", "ViewRate", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "main"]
+__all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "main"]
 
 
 @dataclass(frozen=True)
@@ -60,12 +69,26 @@ class Setup:
         learners: the multi-seat view's learning seats (comma-separated, or ``"all"``).
         env_kwargs: game options for all three (e.g. Dixit's ``reveal_captions``).
         task_options: the tasks' options (their delegates play ``random`` here).
+        warm: fills the encoders' caches with the texts the random players can say (run
+            once before the views are timed; None: nothing to warm).
     """
 
     seat: str
     learners: str
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     task_options: dict[str, Any] = field(default_factory=dict)
+    warm: Callable[[], None] | None = None
+
+
+def _warm_dixit() -> None:
+    """Sentence vectors of the random players' clue words and of the deck's captions (what
+    the listener features encode), in one batch each."""
+    from cluegym.agents.encoders.sentences import SentenceEncoder
+    from cluegym.envs.dixit.deck_options import get_deck, random_vocabulary
+
+    sentences = SentenceEncoder()
+    sentences.matrix(list(random_vocabulary()))
+    sentences.matrix(sorted(set((get_deck().captions or {}).values())))
 
 
 #: The games with a learner task. Taboo has one learning seat (the defender's guess).
@@ -73,8 +96,25 @@ SETUPS: dict[str, Setup] = {
     "decrypto": Setup("eve", "all"),
     "undercover": Setup("player_0", "all", task_options={"speaker": "random"}),
     "taboo": Setup("defender", "defender", task_options={"speaker": "random"}),
-    "dixit": Setup("player_0", "all", env_kwargs={"reveal_captions": True}, task_options={"player": "random"}),
+    "dixit": Setup("player_0", "all", env_kwargs={"reveal_captions": True}, task_options={"player": "random"},
+                   warm=_warm_dixit),
 }
+
+
+def limit_threads(threads: int) -> None:
+    """Run torch and numpy's BLAS on ``threads`` threads (threadpoolctl, when installed, sets
+    the BLAS; without it only torch is set)."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch comes with the training extras
+        pass
+    else:
+        torch.set_num_threads(threads)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency of scikit-learn, not of cluegym
+        return
+    threadpool_limits(threads)
 
 
 @dataclass
@@ -207,14 +247,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the views' games and learner choices")
     parser.add_argument("--cpu-time", action="store_true",
                         help="rates per CPU-second of this process instead of per wall-clock second")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch and BLAS threads (default 1, as a training run's env processes)")
+    parser.add_argument("--cold", action="store_true",
+                        help="do not fill the encoders' caches before timing (measure the first games)")
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error(f"--seconds must be > 0, got {args.seconds}")
+    if args.threads < 1:
+        parser.error(f"--threads must be >= 1, got {args.threads}")
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in SETUPS]
     if unknown or not games:
         parser.error(f"no learner benchmark for {unknown or args.games!r}; choose from {', '.join(SETUPS)}")
 
+    limit_threads(args.threads)
     unit = "CPU-second" if args.cpu_time else "wall-clock second"
     print(f"env steps/s: game env step() calls, every seat; decisions/s: the learners' choices; "
           f"x raw, x raw-rnd: env steps/s over those rows'; per {unit}")
@@ -222,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{'decisions/s':>11} {'games/s':>8} {'cpu%':>5}")
     for game in games:
         setup = SETUPS[game]
+        if setup.warm is not None and not args.cold:
+            setup.warm()
         rows = [("raw", "-", measure_raw(game, setup, args.seconds)),
                 ("raw-rnd", "-", measure_raw_random(game, setup, args.seconds, args.seed)),
                 ("sb3", setup.seat, measure_selfplay(game, setup, args.seconds, args.seed)),

@@ -32,7 +32,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from cluegym.envs.core.spaces import mask_space, text_tuple
 from cluegym.envs.core.text import to_charset
 
-__all__ = ["CandidateGenerator", "CandidateActions", "candidate_text", "candidate_mask"]
+__all__ = ["CandidateGenerator", "CandidateActions", "candidate_text", "candidate_mask", "top_order"]
 
 #: ``(observation, info) -> candidate actions`` for one decision of one seat.
 CandidateGenerator = Callable[[dict[str, Any], dict[str, Any]], Sequence[Any]]
@@ -56,6 +56,17 @@ def candidate_mask(candidates: Sequence[Any], n: int) -> np.ndarray:
     mask = np.zeros(n, dtype=np.int8)
     mask[: min(len(candidates), n)] = 1
     return mask
+
+
+def top_order(values: np.ndarray, k: int) -> np.ndarray:
+    """The start of ``np.argsort(-values, kind="stable")`` down to its ``k``-th value: every
+    index with a value tied with the ``k``-th is kept, so the order is that prefix exactly
+    (a partition and a sort of the few, instead of sorting the whole vocabulary)."""
+    if k >= len(values):
+        return np.argsort(-values, kind="stable")
+    threshold = np.partition(values, len(values) - k)[len(values) - k]
+    top = np.flatnonzero(values >= threshold)  # ascending indices: ties stay in index order
+    return top[np.argsort(-values[top], kind="stable")]
 
 
 class CandidateActions(BaseWrapper):

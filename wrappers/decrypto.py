@@ -31,6 +31,7 @@ Example:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -40,6 +41,7 @@ import numpy as np
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.data import word_list_option
 from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
+from cluegym.wrappers.candidates import top_order
 from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.selfplay import SeatTask
 
@@ -47,14 +49,31 @@ __all__ = ["DecryptoFeatures", "HintCandidates", "potential", "seat_task"]
 
 
 def _history_targets(words: WordEncoder, hint_history: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], np.ndarray]:
-    """Per keyword: the unit vectors of its revealed hints, and their normalized mean."""
+    """Per keyword: the unit vectors of its revealed hints, and their normalized mean.
+
+    The last result is kept (keyed by the embedding and the history): within a turn every
+    seat's featurizer reads the same history (Alice's candidates, then Bob's and Eve's codes).
+    The arrays are read-only: they are shared.
+    """
+    global _LAST_TARGETS
+    key = (words.source, tuple(tuple(str(h) for h in history) for history in hint_history))
+    if _LAST_TARGETS is not None and _LAST_TARGETS[0] == key:
+        return _LAST_TARGETS[1]
     per_keyword = [words.matrix([h for h in history if h]) for history in hint_history]
     means = []
     for vecs in per_keyword:
         mean = vecs.mean(axis=0) if len(vecs) else np.zeros(words.dim, dtype=np.float32)
         norm = float(np.linalg.norm(mean))
         means.append(mean / norm if norm > 0 else mean)
-    return per_keyword, np.stack(means)
+    stacked = np.stack(means)
+    for array in (*per_keyword, stacked):
+        array.flags.writeable = False
+    _LAST_TARGETS = (key, (per_keyword, stacked))
+    return per_keyword, stacked
+
+
+#: The last :func:`_history_targets` result, with its key.
+_LAST_TARGETS: tuple[tuple[Any, ...], tuple[list[np.ndarray], np.ndarray]] | None = None
 
 
 def _history_sims(words: WordEncoder, hints: Sequence[str], hint_history: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
@@ -147,7 +166,24 @@ class DecryptoFeatures(Featurizer):
         kw_vecs = self.words.matrix(keywords)
         _, hist_means = _history_targets(self.words, observation["hint_history"])
         feats = np.zeros((self.n_candidates, self.code_length * 4 + 1), dtype=np.float32)
-        for i, triple in enumerate(list(candidates)[: self.n_candidates]):
+        triples = [list(triple) for triple in list(candidates)[: self.n_candidates]]
+        length = len(triples[0]) if triples else 0
+        if triples and length <= len(code) and all(len(triple) == length for triple in triples):
+            # Every candidate at once: one matrix of all their words (a word's similarities
+            # are its own row, whatever rows surround it).
+            vecs = self.words.matrix([word for triple in triples for word in triple])
+            digits = np.tile(np.asarray(code[:length], dtype=np.int64), len(triples))
+            rows = np.arange(len(digits))
+            columns = []
+            for sims in (vecs @ kw_vecs.T, vecs @ hist_means.T):
+                own = sims[rows, digits]
+                others = sims.copy()
+                others[rows, digits] = -np.inf  # the best similarity to another keyword
+                columns += [own, others.max(axis=1)]
+            feats[:len(triples), :4 * length] = np.stack(columns, axis=1).reshape(len(triples), 4 * length)
+            feats[:len(triples), -1] = 1.0  # a candidate is present at this index
+            return np.concatenate([feats.ravel()] + self._common(observation))
+        for i, triple in enumerate(triples):  # triples of different lengths: one at a time
             vecs = self.words.matrix(list(triple))
             kw_sims, hist_sims = vecs @ kw_vecs.T, vecs @ hist_means.T
             for j, digit in enumerate(code[: len(triple)]):
@@ -166,6 +202,10 @@ class HintCandidates:
     hint history) and closer to their keyword than to the other keywords are ranked.
     Deterministic given the observation.
 
+    What does not depend on the game is kept across games, per keyword (a game draws 4 of
+    the ~700 keywords): its similarity column over the vocabulary, the start of its ranking,
+    and the verdicts of the hint rule on the words ranked so far (:class:`_KeywordFacts`).
+
     Args:
         n: number of candidates (subtlety levels).
         embedding: word embedding for the ranking.
@@ -174,6 +214,9 @@ class HintCandidates:
         config: the game's config, whose rules judge the hints (None: the default game,
             ``hint_rule="paper"``).
     """
+
+    #: Keywords whose facts are kept (the shipped list has 681: all of them, ~25 kB each).
+    MAX_KEYWORDS = 2048
 
     def __init__(self, n: int = 8, *, embedding: str = "glove", vocabulary: str | None = None, stride: int = 1,
                  config: DecryptoConfig | None = None) -> None:
@@ -184,6 +227,7 @@ class HintCandidates:
         self.vocabulary_path = vocabulary
         self._vocab: tuple[list[str], np.ndarray] | None = None
         self._ranked: dict[tuple[str, ...], list[_KeywordRanking]] = {}
+        self._facts: OrderedDict[str, _KeywordFacts] = OrderedDict()
         # the env's own hint check: a candidate is exactly a hint the env would accept
         self.hint_error = DecryptoRules(config or DecryptoConfig()).hint_error
 
@@ -200,11 +244,25 @@ class HintCandidates:
         """Words ranked per keyword at most (room for the hints a game uses up)."""
         return 4 * self.n * self.stride + 64
 
+    def _keyword_facts(self, keyword: str, column: np.ndarray) -> _KeywordFacts:
+        """The kept facts of ``keyword``, rebuilt when its similarity column is not the one
+        kept (another vocabulary or embedding: the check makes reuse exact by construction)."""
+        facts = self._facts.get(keyword)
+        if facts is None or not np.array_equal(facts.sims, column):
+            facts = _KeywordFacts(keyword, column, self.limit)
+            self._facts[keyword] = facts
+            if len(self._facts) > self.MAX_KEYWORDS:
+                self._facts.popitem(last=False)
+        else:
+            self._facts.move_to_end(keyword)
+        return facts
+
     def _rankings(self, keywords: tuple[str, ...]) -> list[_KeywordRanking]:
         if keywords not in self._ranked:  # keywords are fixed for a game: keep only this one
             vocab, matrix = self._vocabulary()
             sims = matrix @ self.words.matrix(list(keywords)).T
-            self._ranked = {keywords: [_KeywordRanking(vocab, sims, k, keywords, self.limit, self.hint_error)
+            facts = [self._keyword_facts(keyword, sims[:, k]) for k, keyword in enumerate(keywords)]
+            self._ranked = {keywords: [_KeywordRanking(vocab, sims, k, facts, self.limit, self.hint_error)
                                        for k in range(len(keywords))]}
         return self._ranked[keywords]
 
@@ -232,6 +290,36 @@ class HintCandidates:
         return candidates
 
 
+class _KeywordFacts:
+    """What a keyword's ranking needs that no other keyword changes, kept across games.
+
+    Attributes:
+        keyword: the keyword.
+        sims: its similarity to every vocabulary word (the column of the game's matrix).
+        allowed: vocabulary index -> whether the hint rule accepts the word next to this
+            keyword alone (a hint is valid for a game's keywords iff it is valid next to this
+            one and next to the others: the rule's form checks do not depend on the keywords,
+            its keyword check takes one keyword at a time,
+            :func:`~cluegym.envs.core.matching.hint_keyword`).
+    """
+
+    __slots__ = ("keyword", "sims", "allowed", "_order")
+
+    def __init__(self, keyword: str, column: np.ndarray, prefix: int) -> None:
+        self.keyword = keyword
+        self.sims = np.array(column)  # a contiguous copy: the game's matrix is not kept
+        self.allowed: dict[int, bool] = {}
+        # The start of the ranking (closest first): a game ranks ~limit words of ~5,000, so
+        # the whole argsort is made only for a game that reads past this prefix.
+        self._order = top_order(self.sims, max(1, 4 * prefix))
+
+    def order(self, position: int) -> np.ndarray:
+        """The ranking (``np.argsort(-sims, kind="stable")``), at least up to ``position``."""
+        if position >= len(self._order) and len(self._order) < len(self.sims):
+            self._order = np.argsort(-self.sims, kind="stable")
+        return self._order
+
+
 class _KeywordRanking:
     """One keyword's valid vocabulary words, closest first, ranked only as far as asked.
 
@@ -239,30 +327,49 @@ class _KeywordRanking:
     demand; the words ranked are always a prefix of the full ranking (of ``limit`` words).
     """
 
-    def __init__(self, vocab: list[str], sims: np.ndarray, k: int, keywords: tuple[str, ...], limit: int,
+    #: Vocabulary words looked at per numpy batch of the "closer to its keyword" test.
+    _BATCH = 32
+
+    def __init__(self, vocab: list[str], sims: np.ndarray, k: int, facts: Sequence[_KeywordFacts], limit: int,
                  hint_error: Callable[[str, Sequence[str]], str | None]) -> None:
-        self.vocab, self.keywords, self.limit, self.hint_error = vocab, keywords, limit, hint_error
-        self.sims = sims[:, k]
-        self.others = np.delete(sims, k, axis=1).max(axis=1) if len(keywords) > 1 else np.full(len(sims), -np.inf)
-        self.order = np.argsort(-self.sims, kind="stable")
+        self.vocab, self.limit, self.hint_error = vocab, limit, hint_error
+        self.facts = facts[k]
+        self.other_keywords = tuple(f.keyword for i, f in enumerate(facts) if i != k)
+        self.sims, self.k = sims, k
+        self.others = [j for j in range(sims.shape[1]) if j != k]
         self.position = 0
         self.words: list[str] = []
 
     @property
     def complete(self) -> bool:
-        return len(self.words) >= self.limit or self.position >= len(self.order)
+        return len(self.words) >= self.limit or self.position >= len(self.vocab)
+
+    def _allowed(self, j: int) -> bool:
+        """Whether vocabulary word ``j`` is a valid hint for every keyword of the game: its
+        verdict next to this ranking's keyword is kept across games (a keyword's close words
+        come back in every game that draws it), the other keywords change from game to game."""
+        word = self.vocab[j]
+        verdict = self.facts.allowed.get(j)
+        if verdict is None:
+            verdict = self.facts.allowed[j] = self.hint_error(word, (self.facts.keyword,)) is None
+        return verdict and (not self.other_keywords or self.hint_error(word, self.other_keywords) is None)
 
     def extend(self, count: int) -> list[str]:
         """Rank until ``count`` words (at most the limit) or the vocabulary's end; the words."""
         count = min(count, self.limit)
-        while len(self.words) < count and self.position < len(self.order):
-            j = int(self.order[self.position])
-            self.position += 1
-            if self.sims[j] <= self.others[j]:
-                continue
-            if self.hint_error(self.vocab[j], self.keywords) is not None:
-                continue
-            self.words.append(self.vocab[j])
+        total = len(self.vocab)
+        while len(self.words) < count and self.position < total:
+            order = self.facts.order(self.position)
+            batch = order[self.position:self.position + self._BATCH]
+            rows = self.sims[batch]
+            # closer to its keyword than to every other keyword (strictly), a batch at a time
+            closer = rows[:, self.k] > rows[:, self.others].max(axis=1) if self.others else np.ones(len(batch), bool)
+            for i, j in enumerate(batch.tolist()):
+                self.position += 1
+                if closer[i] and self._allowed(j):
+                    self.words.append(self.vocab[j])
+                    if len(self.words) >= count:
+                        break
         return self.words
 
     def fresh(self, used: set[str], count: int) -> list[str]:

@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Sequence
 
 import gymnasium
@@ -31,6 +32,7 @@ from cluegym.agents.encoders.sentences import SpeechEncoder
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.text import tokens
 from cluegym.envs.taboo.rules import TabooConfig
+from cluegym.wrappers.candidates import top_order
 from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.selfplay import SeatTask
 
@@ -58,6 +60,11 @@ class GuessCandidates:
             Taboo target list).
     """
 
+    #: Talks whose ranking start is kept (a few hundred bytes each).
+    MAX_TALKS = 8192
+    #: Ranked words kept beyond the ``n - 1`` needed (room for the words already said).
+    SPARE = 24
+
     def __init__(self, n: int = 8, *, embedding: str = "glove", vocabulary: Sequence[str] | None = None) -> None:
         if n < 2:
             raise ValueError(f"n must be >= 2 (no-guess and at least one word), got {n}")
@@ -68,6 +75,10 @@ class GuessCandidates:
         self._speech_encoder: Any = None
         # The features and the candidates of one decision both score its dialogue: keep the last.
         self._last: tuple[tuple[str, ...], list[tuple[str, float]]] | None = None
+        # The attacker's talk -> the start of the vocabulary's ranking: the ranking depends on
+        # the talk only (the words said are skipped while reading it), and a talk comes back
+        # (the same opening hints for the same target, the same random words).
+        self._rankings: OrderedDict[tuple[str, ...], tuple[list[int], list[float], bool]] = OrderedDict()
 
     def _speech(self) -> Any:
         """Utterance vectors as the baselines compute them: the mean of the content words."""
@@ -88,45 +99,65 @@ class GuessCandidates:
         return list(self._last[1])
 
     def _score(self, observation: dict[str, Any]) -> list[tuple[str, float]]:
-        talk = _attacker_talk(observation)
+        talk = tuple(_attacker_talk(observation))
         if not talk:
             return []
-        vectors = self._speech().texts(talk)
+        said = {t for u in observation["dialogue"] if u for t in tokens(u)}
+        ranking = self._rankings.get(talk)
+        if ranking is None:
+            ranking = self._rank(talk)
+            self._rankings[talk] = ranking
+            if len(self._rankings) > self.MAX_TALKS:
+                self._rankings.popitem(last=False)
+        else:
+            self._rankings.move_to_end(talk)
+        order, values, complete = ranking
+        vocab = self._vocab()[0]
+        out: list[tuple[str, float]] = []
+        for j, value in zip(order, values):
+            word = vocab[j]
+            if word in said:
+                continue
+            out.append((word, value))
+            if len(out) == self.n - 1:
+                return out
+        if complete:
+            return out
+        # The kept start of the ranking was not enough (many of its words were said): all of it.
+        sims = self._similarities(talk)
+        out = []
+        for j in np.argsort(-sims, kind="stable"):
+            word = vocab[int(j)]
+            if word in said:
+                continue
+            out.append((word, float(sims[j])))
+            if len(out) == self.n - 1:
+                break
+        return out
+
+    def _similarities(self, talk: tuple[str, ...]) -> np.ndarray | None:
+        """Every vocabulary word's similarity to the talk's weighted centre (None when the
+        talk has no known word)."""
+        vectors = self._speech().texts(list(talk))
         weights = np.arange(1, len(talk) + 1, dtype=np.float32)[:, None]
         centre = (vectors * weights).sum(axis=0)
         norm = float(np.linalg.norm(centre))
         if norm == 0:
-            return []
-        vocab, matrix = self._vocab()
-        sims = matrix @ (centre / norm)
-        said = {t for u in observation["dialogue"] if u for t in tokens(u)}
-        out = []
-        for order in (_top_order(sims, self.n - 1 + len(said)), None):
-            if order is None:  # the top words were not enough (repeated vocabulary words): all
-                order = np.argsort(-sims, kind="stable")
-            out = []
-            for j in order:
-                word = vocab[int(j)]
-                if word in said:
-                    continue
-                out.append((word, float(sims[j])))
-                if len(out) == self.n - 1:
-                    return out
-        return out
+            return None
+        return self._vocab()[1] @ (centre / norm)
+
+    def _rank(self, talk: tuple[str, ...]) -> tuple[list[int], list[float], bool]:
+        """The start of the vocabulary's ranking by similarity to ``talk`` (closest first,
+        ties in vocabulary order): indices, similarities, and whether it is the whole ranking
+        (also when the talk has no known word: then nothing is ranked)."""
+        sims = self._similarities(talk)
+        if sims is None:
+            return [], [], True
+        order = top_order(sims, self.n - 1 + self.SPARE)
+        return order.tolist(), sims[order].tolist(), len(order) == len(sims)
 
     def __call__(self, observation: dict[str, Any], info: dict[str, Any]) -> list[str]:
         return [""] + [w for w, _ in self.scored(observation)]
-
-
-def _top_order(values: np.ndarray, k: int) -> np.ndarray:
-    """The start of ``np.argsort(-values, kind="stable")`` down to its ``k``-th value: every
-    index with a value tied with the ``k``-th is kept, so the order is that prefix exactly
-    (a partition and a sort of the few, instead of sorting the whole vocabulary)."""
-    if k >= len(values):
-        return np.argsort(-values, kind="stable")
-    threshold = np.partition(values, len(values) - k)[len(values) - k]
-    top = np.flatnonzero(values >= threshold)  # ascending indices: ties stay in index order
-    return top[np.argsort(-values[top], kind="stable")]
 
 
 class GuessFeatures(Featurizer):

@@ -29,3 +29,11 @@ def test_main_prints_every_view_and_rejects_unknown_games(capsys):
         main(["--games", "chess"])
     with pytest.raises(SystemExit):
         main(["--seconds", "0"])
+
+
+def test_threads_and_cold_options(capsys):
+    assert main(["--games", "taboo", "--seconds", "0.1", "--threads", "1", "--cold"]) == 0
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines() if line.startswith("taboo")] == [
+        "raw", "raw-rnd", "sb3", "multi"]
+    with pytest.raises(SystemExit):
+        main(["--threads", "0"])

@@ -28,3 +28,14 @@ def test_seat_task_takes_the_envs_rule():
     candidates = seat_task("alice", env).candidates
     assert candidates.hint_error("seal", KEYWORDS) is not None
     assert seat_task("alice", cluegym.make("decrypto").unwrapped).candidates.hint_error("seal", KEYWORDS) is None
+
+
+def test_candidates_kept_across_games_equal_a_fresh_ranking():
+    # A keyword's facts (similarities, rule verdicts, ranking start) are kept across games:
+    # a keyword met again next to other keywords ranks exactly as a fresh ranker does.
+    kept = HintCandidates(n=8)
+    for keywords in [KEYWORDS, ("sea", "fire", "horse", "arm"), ("pen", "sea", "river", "ice"), KEYWORDS]:
+        for code in ([1, 2, 3], [4, 1, 2]):
+            observation = {"keywords": keywords, "code": code, "hint_history": [["wave"], [], [], []]}
+            assert kept(observation, {}) == HintCandidates(n=8)(observation, {})
+        assert kept.ranked(keywords) == HintCandidates(n=8).ranked(keywords)
