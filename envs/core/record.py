@@ -311,7 +311,7 @@ def digest(observation: Any) -> str:
     """A short stable hash of an observation: 16 hex digits of a SHA-1 over its values.
 
     Dict keys are sorted; texts, numbers and arrays (dtype, shape and bytes) are fed in
-    order, an array larger than 4 KiB as its own SHA-1 (:func:`array_digest`). An array that
+    order, an array larger than 256 bytes as its own SHA-1 (:func:`array_digest`). An array that
     is read-only all the way down (``flags.writeable`` False, and so is every array it views)
     is treated as immutable: its hash is computed once and reused for as long as the array
     lives, so a game that shows the same read-only card images at every step does not rehash
@@ -390,7 +390,8 @@ def _immutable(array: np.ndarray) -> bool:
         array = base
 
 
-#: Arrays up to this size are fed to a digest as their bytes; larger ones as their own hash.
+#: Arrays up to this many bytes are fed to a digest as their bytes; larger ones as their own
+#: hash (cached for an immutable array, see :func:`array_digest`).
 _INLINE_ARRAY_BYTES = 256
 _ARRAY_HEADS: dict[tuple[np.dtype, tuple[int, ...]], bytes] = {}
 
