@@ -53,15 +53,33 @@ class Agent:
     ) -> None:
         self.game = game
         self.seat = seat
-        self.action_space = action_space
+        self._action_space = action_space
+        self._space_seed: int | None = None
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+
+    @property
+    def action_space(self) -> gymnasium.Space:
+        """The env's action space for the seat, seeded by the last :meth:`reset` seed.
+
+        Seeded when first asked for after a reset, not at every reset: seeding a ``Dict``
+        space builds a generator per entry, which costs more than a short game's steps, and
+        most agents never sample their space."""
+        if self._space_seed is not None:
+            self._action_space.seed(self._space_seed)
+            self._space_seed = None
+        return self._action_space
+
+    @action_space.setter
+    def action_space(self, space: gymnasium.Space) -> None:
+        self._action_space = space
+        self._space_seed = None
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game. ``seed`` reseeds the agent's generator (and its action space)."""
         self.rng = np.random.default_rng(seed)
         if seed is not None:
-            self.action_space.seed(seed)
+            self._space_seed = seed
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         """Return an action for the current observation (``info`` holds masks and errors)."""
