@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -79,15 +80,28 @@ def _label(value: object) -> str:
     raise ValueError(f"a label must be text, got {type_name(value)}")
 
 
+# Bounded. Agents repeat their reports (a policy that fills every Text entry sends the same
+# few unreadable ones at every step), and a failed json.loads costs microseconds. What it read
+# is only read by _read_beliefs, never handed out or changed, so one value may serve twice.
+@functools.lru_cache(maxsize=1024)
+def _load_json(text: str) -> tuple[Any, str | None]:
+    """``(json.loads(text), None)``, or ``(None, why)`` when ``text`` is not JSON (any other
+    error, e.g. a number too long to read, is raised, as by ``json.loads``)."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"beliefs are not JSON ({exc.msg})"
+
+
 def _read_beliefs(text: object, num_players: int) -> tuple[dict[str, Any] | None, str | None]:
     """:func:`parse_beliefs` without its guard (it may raise on a hostile report)."""
     if text is None or (isinstance(text, str) and not text.strip()):
         return None, None
     if isinstance(text, str):
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            return None, f"beliefs are not JSON ({exc.msg})"
+        # A str subclass may hash and compare as it likes: read it uncached.
+        raw, error = _load_json(text) if type(text) is str else _load_json.__wrapped__(text)
+        if error is not None:
+            return None, error
     else:
         raw = text
     if not isinstance(raw, dict):

@@ -75,14 +75,15 @@ from typing import Any, Literal, Sequence
 import gymnasium
 import numpy as np
 
-from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.core import ClueGameEnv, int_box, mask_space, text_space, text_tuple, wrap
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import describe
 from cluegym.envs.undercover.beliefs import parse_beliefs
 from cluegym.envs.undercover.config import SILENCE, UndercoverConfig
 from cluegym.envs.undercover.metrics import metrics
-from cluegym.envs.undercover.prompts import full_prompt, transcript
+from cluegym.envs.undercover.prompts import full_prompt, rules_prompt, transcript
 from cluegym.envs.undercover.rules import UndercoverRules
+from cluegym.envs.undercover.view import FinishedRounds, PublicView, finished_rounds, public_view
 from cluegym.envs.undercover.word_pairs import load_word_pairs, random_vocabulary
 
 __all__ = [
@@ -94,6 +95,8 @@ DEFAULT_AGENTS: dict[str, str] = {"*": "glove"}
 WORD_MAX_CHARS = 60
 BELIEFS_MAX_CHARS = 2000
 PHASES: tuple[str, ...] = ("speak", "vote", "over")
+_PHASE_INDEX: dict[str, int] = {phase: i for i, phase in enumerate(PHASES)}
+_ACTION_FIELDS: tuple[str, ...] = ("description", "vote", "beliefs")
 
 
 class UndercoverEnv(ClueGameEnv):
@@ -178,6 +181,12 @@ class UndercoverEnv(ClueGameEnv):
         cfg = self.game_config
         self.prompt_max_chars = 4000 + cfg.max_rounds * (120 + num_players * (cfg.max_description_chars + 50))
         self.observation_spaces = {seat: self._observation_space() for seat in self.possible_agents}
+        # The same for every observation of this env: built once.
+        self._rules_text = rules_prompt(cfg)
+        self._team_sizes = np.array([cfg.num_civilians, cfg.num_undercover], dtype=np.int64)
+        # Views of the State's public record, reused while it does not change (see .view).
+        self._finished: FinishedRounds | None = None
+        self._public: PublicView | None = None
         self.action_spaces = {
             seat: gymnasium.spaces.Dict({
                 "description": text_space(cfg.max_description_chars),
@@ -211,45 +220,48 @@ class UndercoverEnv(ClueGameEnv):
         return {"game_index": int(index)} if self.game_config.pair_schedule == "every_pair" else None
 
     # ------------------------------------------------------------------ hooks
+    def _finished_rounds(self) -> FinishedRounds:
+        """The view of the current State's finished rounds (see :mod:`.view`)."""
+        cfg = self.game_config
+        self._finished = finished_rounds(self._finished, self.state, cfg.num_players, cfg.max_rounds)
+        return self._finished
+
     def _observe(self, agent: str) -> dict[str, Any]:
         state, cfg = self.state, self.game_config
-        n, r = cfg.num_players, cfg.max_rounds
         p = self.rules.seat_index(agent)
-        descriptions = [[""] * n for _ in range(r)]
-        votes = np.full((r, n), -1, dtype=np.int64)
-        rounds = [(rec.round, rec.descriptions, rec.votes) for rec in state.history]
-        if state.phase != "over":
-            rounds.append((state.round, state.descriptions, {}))  # this round's votes stay hidden
-        for index, said, voted in rounds:
-            for speaker, text in said.items():
-                descriptions[index][speaker] = text
-            for voter, target in voted.items():
-                votes[index, voter] = -1 if target is None else target
-        order = np.full(n, -1, dtype=np.int64)
-        order[: len(state.order)] = state.order
-        eliminated = np.full(n, -1, dtype=np.int64)
-        for player, rnd in state.eliminated_round.items():
-            eliminated[player] = rnd
+        view = self._public = public_view(self._public, state, self._finished_rounds())
+        vote_mask = view.alive.copy()  # rules.vote_mask: the other living players
+        vote_mask[p] = 0
         return {
-            "prompt": full_prompt(p, state, cfg, self.rules.player_to_move(state)),
+            "prompt": full_prompt(
+                p, state, cfg, self.rules.player_to_move(state), rules=self._rules_text, public=view.transcript
+            ),
             "word": state.word_of(p),
             "player": p,
-            "team_sizes": np.array([cfg.num_civilians, cfg.num_undercover], dtype=np.int64),
-            "phase": PHASES.index(state.phase),
-            "round": min(state.round, r),
-            "alive": np.array(state.alive, dtype=np.int8),
-            "speaking_order": order,
-            "descriptions": tuple(pad_texts(row, n) for row in descriptions),
-            "votes": votes,
-            "eliminated_round": eliminated,
-            "vote_mask": self.rules.vote_mask(state, p),
+            "team_sizes": self._team_sizes.copy(),
+            "phase": _PHASE_INDEX[state.phase],
+            "round": min(state.round, cfg.max_rounds),
+            "alive": view.alive.copy(),
+            "speaking_order": view.order.copy(),
+            "descriptions": view.descriptions,
+            "votes": view.finished.votes.copy(),
+            "eliminated_round": view.eliminated.copy(),
+            "vote_mask": vote_mask,
         }
 
     def _info(self, agent: str) -> dict[str, Any]:
-        info: dict[str, Any] = {"phase": self.state.phase}
-        if self.state.history:
-            info["last_round"] = self.state.history[-1].as_dict()
-        unreadable = self.state.unreadable_beliefs
+        state = self.state
+        info: dict[str, Any] = {"phase": state.phase}
+        history = state.history
+        if history:
+            # Asked for every seat at every step: the view's own check, inlined.
+            finished = self._finished
+            if finished is None or finished.state is not state or finished.length != len(history) or (
+                history[-1] is not finished.last
+            ):
+                finished = self._finished_rounds()
+            info["last_round"] = finished.last_round  # shared until the next round ends: read-only
+        unreadable = state.unreadable_beliefs
         if unreadable is not None and unreadable[0] == agent:
             info["beliefs_error"] = unreadable[1]
         return info
@@ -260,21 +272,22 @@ class UndercoverEnv(ClueGameEnv):
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         state, p = self.state, self.rules.seat_index(agent)
         phase = state.phase
-        if isinstance(action, Mapping):
-            unknown = [key for key in action if key not in ("description", "vote", "beliefs")]
-            if unknown:
-                return None, f"unknown action field {describe(unknown[0])}; fields: description, vote, beliefs"
+        if type(action) is dict or isinstance(action, Mapping):
+            for key in action:
+                if key not in _ACTION_FIELDS:
+                    return None, f"unknown action field {describe(key)}; fields: description, vote, beliefs"
             beliefs = action.get("beliefs")
             value = action.get("description" if phase == "speak" else "vote")
         else:
             beliefs, value = None, action
+        normalized: dict[str, Any]
         if phase == "speak":
             if value is None:
                 return None, 'speaking phase: give a "description"'
-            error = self.rules.description_error(state, p, value)
+            description, error = self.rules.check_description(state, p, value)
             if error:
                 return None, error
-            normalized: dict[str, Any] = {"description": self.rules.normalize_description(value)}
+            normalized = {"description": description}
         else:
             if value is None:
                 return None, 'voting phase: give a "vote" (a player index)'
@@ -284,8 +297,8 @@ class UndercoverEnv(ClueGameEnv):
             normalized = {"vote": int(value)}
         # Beliefs are read here, before anything is applied: an unreadable report is kept
         # with its reason (never rejected), and reading it can never fail mid-move.
-        parsed, beliefs_error = parse_beliefs(beliefs, self.game_config.num_players)
-        return {**normalized, "beliefs": parsed, "beliefs_error": beliefs_error}, None
+        normalized["beliefs"], normalized["beliefs_error"] = parse_beliefs(beliefs, self.game_config.num_players)
+        return normalized, None
 
     def _fallback_action(self, agent: str) -> tuple[Any, str]:
         if self.state.phase == "speak":

@@ -18,10 +18,11 @@ start a line of its own or pose as a ``Votes:``/``Result:`` line.
 
 from __future__ import annotations
 
-from cluegym.envs.core.seats import seat_name
+from typing import Any
+
 from cluegym.envs.core.text import quote_text
 from cluegym.envs.undercover.config import UndercoverConfig
-from cluegym.envs.undercover.state import RoundRecord, UndercoverState
+from cluegym.envs.undercover.state import RoundRecord, UndercoverState, seat_names
 
 _TIMEOUT_TEXT = {
     "civilians": "the civilians win",
@@ -53,40 +54,86 @@ def rules_prompt(cfg: UndercoverConfig) -> str:
     )
 
 
-def _round_lines(
-    record: RoundRecord | None, order: tuple[int, ...], descriptions: dict[int, str], number: int
-) -> list[str]:
-    lines = [f"Round {number} (speaking order: {', '.join(seat_name(p) for p in order)})"]
+def _quote(text: str) -> str:
+    """:func:`~cluegym.envs.core.text.quote_text` of ``text``, with a fast path for plain
+    printable ASCII without quotes or backslashes (nearly every description), which JSON
+    quoting leaves as it is between its two double quotes."""
+    if type(text) is str and text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return '"' + text + '"'
+    return quote_text(text)
+
+
+def _round_block(
+    record: RoundRecord | None, order: tuple[int, ...], descriptions: dict[int, str], number: int,
+    names: tuple[str, ...], memo: dict[tuple[Any, ...], str] | None = None,
+) -> str:
+    """The transcript lines of one round, each ended by a newline.
+
+    ``memo`` keeps lines already built, keyed by what they show (the round in play is shown
+    again after every description; only the new line needs building)."""
+    if memo is None:
+        memo = {}
+    key: tuple[Any, ...] = (number, order)
+    header = memo.get(key)
+    if header is None:
+        header = memo[key] = f"Round {number} (speaking order: {', '.join([names[p] for p in order])})\n"
+    parts = [header]
     for p in order:
         if p in descriptions:
-            lines.append(f"  {seat_name(p)}: {quote_text(descriptions[p])}")
+            key = (p, descriptions[p])
+            line = memo.get(key)
+            if line is None:
+                line = memo[key] = f"  {names[p]}: {_quote(descriptions[p])}\n"
+            parts.append(line)
     if record is not None:
-        votes = ", ".join(
-            f"{seat_name(v)} -> {'no vote' if t is None else seat_name(t)}" for v, t in sorted(record.votes.items())
-        )
-        lines.append(f"  Votes: {votes}")
+        votes = ", ".join([
+            f"{names[v]} -> {'no vote' if t is None else names[t]}" for v, t in sorted(record.votes.items())
+        ])
+        parts.append(f"  Votes: {votes}\n")
         if record.eliminated is None:
-            lines.append("  Result: a tie, nobody was eliminated.")
+            parts.append("  Result: a tie, nobody was eliminated.\n")
         else:
-            lines.append(f"  Result: {seat_name(record.eliminated)} was eliminated.")
-    return lines
+            parts.append(f"  Result: {names[record.eliminated]} was eliminated.\n")
+    return "".join(parts)
 
 
-def transcript(state: UndercoverState) -> str:
-    """The public record: each round's order, descriptions and (revealed) votes."""
-    lines: list[str] = []
-    for record in state.history:
-        lines += _round_lines(record, record.order, record.descriptions, record.round + 1)
+def finished_round_text(record: RoundRecord, num_players: int) -> str:
+    """The transcript of a finished round (its lines, each ended by a newline). A finished
+    round never changes, so callers may build it once and keep it (see :func:`transcript`)."""
+    return _round_block(record, record.order, record.descriptions, record.round + 1, seat_names(num_players))
+
+
+def history_text(state: UndercoverState) -> str:
+    """The transcript of every finished round of ``state`` (see :func:`finished_round_text`)."""
+    n = len(state.alive)
+    return "".join([finished_round_text(record, n) for record in state.history])
+
+
+def transcript(
+    state: UndercoverState, finished: str | None = None, memo: dict[tuple[Any, ...], str] | None = None
+) -> str:
+    """The public record: each round's order, descriptions and (revealed) votes.
+
+    Args:
+        state: the game.
+        finished: :func:`history_text` of ``state`` when the caller keeps it (the finished
+            rounds never change, so the env builds their text once per round); None builds it.
+        memo: lines of the round in play already built, kept by the caller between calls
+            (keyed by what they show, so any dict the caller keeps for one game will do).
+    """
+    names = seat_names(len(state.alive))
+    parts = [history_text(state) if finished is None else finished]
     if state.phase in ("speak", "vote"):
-        lines += _round_lines(None, state.order, state.descriptions, state.round + 1)
+        parts.append(_round_block(None, state.order, state.descriptions, state.round + 1, names, memo))
         if state.phase == "vote":
             # No count of the votes cast: the voters vote at once (one simultaneous block), so
             # a voter's view must not change while the others vote.
-            lines.append(
-                "  Voting: every player still in the game votes; the votes are revealed when everyone has voted."
+            parts.append(
+                "  Voting: every player still in the game votes; the votes are revealed when everyone has voted.\n"
             )
-    lines.append(f"Still in the game: {', '.join(seat_name(p) for p in state.living())}.")
-    return "\n".join(lines) + "\n"
+    living = ", ".join([names[p] for p, alive in enumerate(state.alive) if alive])
+    parts.append(f"Still in the game: {living}.\n")
+    return "".join(parts)
 
 
 BELIEFS_HELP = (
@@ -104,7 +151,7 @@ def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: i
     votes are simultaneous, whoever the AEC env asks first), so its view is the same before
     and after the others vote.
     """
-    name = seat_name(seat)
+    names = seat_names(len(state.alive))
     if state.phase == "over":
         winner = {"civilians": "the civilians won", "undercover": "the undercover players won"}.get(
             state.winner or "", "nobody won"
@@ -114,7 +161,7 @@ def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: i
             "one_civilian_left": "only one civilian was left",
             "timeout": f"the {cfg.max_rounds}-round limit was reached",
         }
-        roles = ", ".join(f"{seat_name(p)}={r}" for p, r in enumerate(state.roles))
+        roles = ", ".join([f"{names[p]}={r}" for p, r in enumerate(state.roles)])
         return (
             f"The game is over: {winner} ({reasons[state.end_reason]}). The civilians' word was "
             f"'{state.civilian_word}' and the undercover word was '{state.undercover_word}'. Roles: {roles}."
@@ -125,7 +172,7 @@ def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: i
     if state.phase == "vote" and seat in state.votes:
         return f"{round_text}: you have voted; the votes are revealed when every player has voted."
     if state.phase == "speak" and to_move != seat:
-        return f"{round_text}: waiting for {seat_name(to_move) if to_move is not None else 'the others'} to speak."
+        return f"{round_text}: waiting for {names[to_move] if to_move is not None else 'the others'} to speak."
     if state.phase == "speak":
         return (
             f"{round_text}: it is your turn to speak. Describe your word '{state.word_of(seat)}' in one sentence "
@@ -133,19 +180,34 @@ def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: i
             f"{BELIEFS_HELP}\n"
             'Provide your final answer like "ANSWER: {"description": "your one-sentence description"}".'
         )
-    options = ", ".join(seat_name(p) for p in state.living() if p != seat)
+    options = ", ".join([names[p] for p, alive in enumerate(state.alive) if alive and p != seat])
     return (
         f"{round_text}: voting phase. Vote for the player you want to eliminate, one of: {options} "
-        f"(not yourself, {name}).\n"
+        f"(not yourself, {names[seat]}).\n"
         f"{BELIEFS_HELP}\n"
         'Provide your final answer like "ANSWER: {"vote": "player_X"}".'
     )
 
 
-def full_prompt(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: int | None) -> str:
-    """The seat's complete view: rules, identity and word, the transcript, the request."""
-    identity = f"You are {seat_name(seat)}. Your secret word is '{state.word_of(seat)}'."
-    return (
-        rules_prompt(cfg) + "\n\n" + identity + "\n\nGame so far:\n" + transcript(state) + "\n"
-        + request(seat, state, cfg, to_move)
-    )
+def full_prompt(
+    seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: int | None, *,
+    rules: str | None = None, public: str | None = None,
+) -> str:
+    """The seat's complete view: rules, identity and word, the transcript, the request.
+
+    Args:
+        seat: the seat's player number.
+        state: the game.
+        cfg: the game's options.
+        to_move: the player to act (see ``UndercoverRules.player_to_move``).
+        rules: :func:`rules_prompt` of ``cfg`` when the caller keeps it (the same for every
+            prompt of an env); None builds it.
+        public: :func:`transcript` of ``state`` when the caller keeps it (the same for every
+            seat, and for every vote of a round); None builds it.
+    """
+    identity = f"You are {seat_names(len(state.alive))[seat]}. Your secret word is '{state.word_of(seat)}'."
+    # One join: the rules and the transcript are most of the text, copied once.
+    return "".join([
+        rules_prompt(cfg) if rules is None else rules, "\n\n", identity, "\n\nGame so far:\n",
+        transcript(state) if public is None else public, "\n", request(seat, state, cfg, to_move),
+    ])

@@ -139,10 +139,16 @@ class UndercoverRules(GameRules[UndercoverState]):
     # -------------------------------------------------------------- who acts
     def player_to_move(self, state: UndercoverState) -> int | None:
         """The player to act: the next speaker, else the next voter (seat order); None when over."""
-        if state.phase == "speak":
+        phase = state.phase
+        if phase == "speak":
             return state.speaker
-        voters = state.voters_left
-        return voters[0] if voters else None
+        if phase == "vote":
+            # voters_left[0], without building the tuple (this is asked several times a step).
+            votes = state.votes
+            for p, alive in enumerate(state.alive):
+                if alive and p not in votes:
+                    return p
+        return None
 
     def to_move(self, state: UndercoverState) -> str | None:
         player = self.player_to_move(state)
@@ -152,13 +158,20 @@ class UndercoverRules(GameRules[UndercoverState]):
         """While voting, every living player still to vote (seat order, as the AEC env asks
         them): nobody sees a vote of the round before all have voted (only how many have).
         While speaking, the speaker alone (each description is heard by the next speakers)."""
-        if state.phase == "vote":
-            return tuple(self.seats[p] for p in state.voters_left)
-        return super().simultaneous(state)
+        phase, seats = state.phase, self.seats
+        if phase == "vote":
+            votes = state.votes  # state.voters_left, by name
+            return tuple([seats[p] for p, alive in enumerate(state.alive) if alive and p not in votes])
+        speaker = state.speaker if phase == "speak" else None
+        return () if speaker is None else (seats[speaker],)
 
     # ------------------------------------------------------------ validation
     def normalize_description(self, text: str) -> str:
         """``text`` in the shared charset with whitespace collapsed to single spaces."""
+        if type(text) is str and text.isascii() and text.isprintable():
+            # Printable ASCII is all in the charset (nothing to fold or drop) and its only
+            # whitespace is " ": the common case, without to_charset's pass.
+            return " ".join(text.split())
         return " ".join(to_charset(text).split())
 
     def description_error(self, state: UndercoverState, player: int, text: object) -> str | None:
@@ -168,20 +181,25 @@ class UndercoverRules(GameRules[UndercoverState]):
         and ``max_description_words`` words that does not say the player's own word or a
         derivative of it (plural, -ing, -ed, same stem; see :mod:`cluegym.envs.core.matching`).
         """
+        return self.check_description(state, player, text)[1]
+
+    def check_description(self, state: UndercoverState, player: int, text: object) -> tuple[str | None, str | None]:
+        """``(normalized description, None)`` when ``text`` is a valid description for
+        ``player`` (see :meth:`description_error`), else ``(None, why not)``."""
         cfg = self.config
         if not isinstance(text, str):
-            return f"a description must be a string, got {type_name(text)}"
+            return None, f"a description must be a string, got {type_name(text)}"
         clean = self.normalize_description(text)
         if not clean:
-            return "a description must not be empty"
+            return None, "a description must not be empty"
         if len(clean) > cfg.max_description_chars:
-            return f"the description is longer than {cfg.max_description_chars} characters"
-        if len(clean.split()) > cfg.max_description_words:
-            return f"the description has more than {cfg.max_description_words} words; use one sentence"
+            return None, f"the description is longer than {cfg.max_description_chars} characters"
+        if clean.count(" ") >= cfg.max_description_words:  # words - 1 (clean has single spaces)
+            return None, f"the description has more than {cfg.max_description_words} words; use one sentence"
         word = state.word_of(player)
         if says_word(clean, word, strict=cfg.strict_word_check):
-            return f"the description says your own word {word!r} (or a form of it); describe it without saying it"
-        return None
+            return None, f"the description says your own word {word!r} (or a form of it); describe it without saying it"
+        return clean, None
 
     def vote_error(self, state: UndercoverState, voter: int, target: object) -> str | None:
         """Why ``target`` is not a valid vote for ``voter``, or None: it must name another living player."""
@@ -207,9 +225,15 @@ class UndercoverRules(GameRules[UndercoverState]):
         a seat of the current :meth:`simultaneous` block, all zeros otherwise. (While the seat
         speaks its ``vote`` entry is ignored; the mask still names valid players, so that a
         sampled action is well formed.)"""
-        if seat not in self.simultaneous(state):
-            return {"vote": np.zeros(self.config.num_players, dtype=np.int8)}
-        return {"vote": self.vote_mask(state, self.seat_index(seat))}
+        # ``seat in self.simultaneous(state)``, without building the block for every seat:
+        # the speaker while speaking, a living player that has not voted while voting.
+        p = self._seat_index.get(seat)
+        phase = state.phase
+        if p is None or not (
+            state.speaker == p if phase == "speak" else phase == "vote" and state.alive[p] and p not in state.votes
+        ):
+            return {"vote": np.zeros(len(self.seats), dtype=np.int8)}
+        return {"vote": self.vote_mask(state, p)}
 
     # ----------------------------------------------------------- transitions
     def apply(self, state: UndercoverState, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:
@@ -240,9 +264,9 @@ class UndercoverRules(GameRules[UndercoverState]):
             return events
         self.vote(state, p, action["vote"])
         events.insert(0, {"type": "vote", "player": seat, "round": state.round})
-        if not state.voters_left:
+        if self.player_to_move(state) is None:  # nobody left to vote (state.voters_left is empty)
             record = self.resolve_votes(state, rng)
-            events.append({"type": "round_over", **record.as_dict()})
+            events.append({"type": "round_over", **record.as_dict(self.seats)})
             if state.phase == "over":
                 events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
         return events
@@ -318,6 +342,6 @@ class UndercoverRules(GameRules[UndercoverState]):
             ],
             "ties": sum(1 for r in state.history if r.eliminated is None),
             "survivors": [seat_name(p) for p in state.living()],
-            "history": [r.as_dict() for r in state.history],
+            "history": [r.as_dict(self.seats) for r in state.history],
             "beliefs": list(state.beliefs),
         }

@@ -14,11 +14,19 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.undercover.config import CIVILIAN
+
+
+@functools.lru_cache(maxsize=64)
+def seat_names(num_players: int) -> tuple[str, ...]:
+    """Every seat's name by player number, ``("player_0", ...)``: built once per table size,
+    as prompts, infos and records name players over and over."""
+    return tuple(seat_name(p) for p in range(num_players))
 
 
 @dataclass
@@ -39,14 +47,20 @@ class RoundRecord:
                 counts[target] = counts.get(target, 0) + 1
         return dict(sorted(counts.items()))
 
-    def as_dict(self) -> dict[str, Any]:
-        """The round as JSON, players by seat name (as in events, results and infos)."""
+    def as_dict(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """The round as JSON, players by seat name (as in events, results and infos).
+
+        Args:
+            names: :func:`seat_names` of the table, when the caller has it (faster than
+                naming each player); None names them one by one.
+        """
+        name = seat_name if names is None else names.__getitem__
         return {
             "round": self.round, "order": list(self.order),
-            "descriptions": {seat_name(p): d for p, d in self.descriptions.items()},
-            "votes": {seat_name(v): (None if t is None else seat_name(t)) for v, t in self.votes.items()},
-            "tally": {seat_name(p): n for p, n in self.tally().items()},
-            "eliminated": None if self.eliminated is None else seat_name(self.eliminated),
+            "descriptions": {name(p): d for p, d in self.descriptions.items()},
+            "votes": {name(v): (None if t is None else name(t)) for v, t in self.votes.items()},
+            "tally": {name(p): n for p, n in self.tally().items()},
+            "eliminated": None if self.eliminated is None else name(self.eliminated),
         }
 
 
@@ -100,7 +114,7 @@ class UndercoverState:
 
     def count_alive(self, role: str) -> int:
         """Living players of ``role``."""
-        return sum(1 for p in self.living() if self.roles[p] == role)
+        return sum([1 for alive, r in zip(self.alive, self.roles) if alive and r == role])
 
     @property
     def speaker(self) -> int | None:

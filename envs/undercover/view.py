@@ -1,0 +1,169 @@
+"""What Undercover's observations and infos show of a game, built once and reused.
+
+An observation used to rebuild the whole public record (transcript, description rows, vote
+table) from the State's history at every step, which made a game's observations quadratic in
+its length. The public record changes little from one step to the next: a finished round never
+changes, and the round in play changes once per description (the votes stay hidden until the
+round is finished). So the env keeps two views of its State:
+
+* :class:`FinishedRounds`, extended once per finished round;
+* :class:`PublicView`, the round in play on top of it, rebuilt only when what it shows changed.
+
+A view belongs to one State object and holds it, so its identity checks stay valid; a State
+copied with ``copy.deepcopy``, a replayed game or a new game is another State and gets new
+views (a deep copy of the whole env copies its views with its State, which stay consistent).
+The rules never change a round once it is in the history, and neither may anyone else. What
+the observations hand out is copied (arrays) or immutable (strings, tuples); the one shared
+value is the infos' ``last_round`` dict (read-only, like the observations' arrays).
+
+Example:
+    >>> finished = finished_rounds(None, state, num_players=5, max_rounds=10)
+    >>> view = public_view(None, state, finished)
+    >>> view.transcript == transcript(state)
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cluegym.envs.undercover.prompts import finished_round_text, transcript
+from cluegym.envs.undercover.state import RoundRecord, UndercoverState, seat_names
+
+
+class FinishedRounds:
+    """What every observation and info shows of a State's finished rounds, built once per
+    round (a finished round never changes).
+
+    It covers the first ``length`` rounds of ``state.history``, the last of them ``last``.
+
+    Attributes:
+        text: the transcript of the finished rounds (``prompts.history_text``).
+        descriptions: per round (``max_rounds`` rows), the observation's row of descriptions
+            (``""`` where nobody spoke or the round is not finished).
+        votes: ``max_rounds x num_players``, the revealed votes (-1: none). Copied into every
+            observation, never handed out.
+        last_round: ``history[-1].as_dict()`` (the infos' ``last_round``), shared by every
+            seat's info until the next round ends: read-only.
+    """
+
+    __slots__ = ("state", "num_players", "length", "last", "text", "descriptions", "votes", "last_round", "memo")
+
+    def __init__(self, state: UndercoverState, num_players: int, max_rounds: int) -> None:
+        self.state = state
+        self.num_players = num_players
+        self.length = 0
+        self.last: RoundRecord | None = None
+        self.text = ""
+        self.descriptions: list[tuple[str, ...]] = [("",) * num_players] * max_rounds
+        self.votes = np.full((max_rounds, num_players), -1, dtype=np.int64)
+        self.last_round: dict[str, Any] | None = None
+        #: Transcript lines of the round in play already built (see ``prompts.transcript``).
+        self.memo: dict[tuple[Any, ...], str] = {}
+
+    def extend(self) -> None:
+        """Add the rounds the State finished since (once per round)."""
+        history, n = self.state.history, self.num_players
+        for record in history[self.length:]:
+            self.text += finished_round_text(record, n)
+            row = [""] * n
+            for speaker, text in record.descriptions.items():
+                row[speaker] = text
+            self.descriptions[record.round] = tuple(row)
+            votes = [-1] * n
+            for voter, target in record.votes.items():
+                votes[voter] = -1 if target is None else target
+            self.votes[record.round] = votes
+        self.length = len(history)
+        self.memo = {}  # the lines of the rounds before are in ``text`` now
+        if history:
+            self.last = history[-1]
+            self.last_round = self.last.as_dict(seat_names(n))
+
+
+def finished_rounds(
+    view: FinishedRounds | None, state: UndercoverState, num_players: int, max_rounds: int
+) -> FinishedRounds:
+    """``view`` brought up to date with ``state``'s history: the same view when nothing was
+    finished since, extended when rounds were added, a new one for another State (or a
+    history that was rewritten rather than extended)."""
+    history = state.history
+    length = len(history)
+    if view is None or view.state is not state or view.length > length or (
+        view.length and history[view.length - 1] is not view.last
+    ):
+        view = FinishedRounds(state, num_players, max_rounds)
+    if view.length != length:
+        view.extend()
+    return view
+
+
+class PublicView:
+    """What every seat's observation shows of the game now: the transcript (finished rounds
+    and the round in play) and the public arrays, rebuilt when one of them changed (after
+    every description; once per round while voting).
+
+    It is a function of the State's public parts, which it keeps a copy of to tell whether
+    it still holds (see :meth:`matches`): phase, round, order, this round's descriptions,
+    who is alive, when each eliminated player went out, and the finished rounds.
+
+    Attributes:
+        transcript: ``prompts.transcript(state)``.
+        descriptions: the observation's ``descriptions`` (a tuple of rows; immutable).
+        order, alive, eliminated: the observation's ``speaking_order``, ``alive`` and
+            ``eliminated_round`` (copied into every observation, never handed out).
+    """
+
+    __slots__ = (
+        "state", "finished", "length", "key_phase", "key_round", "key_order", "key_descriptions", "key_alive",
+        "key_eliminated", "transcript", "descriptions", "order", "alive", "eliminated",
+    )
+
+    def __init__(self, state: UndercoverState, finished: FinishedRounds, previous: PublicView | None = None) -> None:
+        self.state, self.finished, self.length = state, finished, finished.length
+        # Copies: the State changes in place.
+        self.key_phase, self.key_round, self.key_order = state.phase, state.round, tuple(state.order)
+        self.key_descriptions = dict(state.descriptions)
+        self.key_alive = list(state.alive)
+        self.key_eliminated = dict(state.eliminated_round)
+        n = finished.num_players
+        self.transcript = transcript(state, finished.text, finished.memo)
+        rows = finished.descriptions
+        if state.phase != "over":
+            # This round's descriptions so far (its votes stay hidden until it is finished).
+            row = [""] * n
+            for speaker, text in state.descriptions.items():
+                row[speaker] = text
+            rows = list(rows)
+            rows[state.round] = tuple(row)
+        self.descriptions = tuple(rows)
+        if previous is not None and previous.state is state and previous.key_order == self.key_order and (
+            previous.key_alive == self.key_alive and previous.key_eliminated == self.key_eliminated
+        ):
+            # A description or a phase change: the arrays stay (they change once a round).
+            self.order, self.alive, self.eliminated = previous.order, previous.alive, previous.eliminated
+            return
+        self.order = np.array(list(self.key_order) + [-1] * (n - len(self.key_order)), dtype=np.int64)
+        self.alive = np.array(self.key_alive, dtype=np.int8)
+        eliminated = [-1] * n
+        for player, rnd in self.key_eliminated.items():
+            eliminated[player] = rnd
+        self.eliminated = np.array(eliminated, dtype=np.int64)
+
+    def matches(self, state: UndercoverState, finished: FinishedRounds) -> bool:
+        """Whether this view still shows ``state`` (with ``finished`` its finished rounds)."""
+        return (
+            self.state is state and self.finished is finished and self.length == finished.length
+            and self.key_phase == state.phase and self.key_round == state.round and self.key_order == state.order
+            and self.key_descriptions == state.descriptions and self.key_alive == state.alive
+            and self.key_eliminated == state.eliminated_round
+        )
+
+
+def public_view(view: PublicView | None, state: UndercoverState, finished: FinishedRounds) -> PublicView:
+    """``view`` when it still shows ``state``, else a new view of it (reusing what did not change)."""
+    if view is not None and view.matches(state, finished):
+        return view
+    return PublicView(state, finished, view)
