@@ -43,7 +43,7 @@ MAX_NODES = 10_000
 #: Most characters (text and bytes) in a faithfully recorded action.
 MAX_CHARS = 100_000
 _SCALAR_TYPES = (bool, int, float, complex, str, bytes)
-_PLAIN_LEAVES = frozenset({str, bool, type(None)})
+_PLAIN_LEAVES = frozenset({str, bool, int, type(None)})
 _SMALL_INT = 2**1000
 _ARRAY_KINDS = "biufcUS"
 
@@ -127,12 +127,15 @@ def _plain(value: Any, depth: int, path: set[int]) -> Any:  # noqa: PLR0911, PLR
         return "<cycle>"
     path.add(id(value))
     try:
-        # Texts, None and booleans are kept as they are without a call (most of a record).
+        # Texts, None, booleans and ints are kept as they are without a call (most of a record).
         if isinstance(value, dict):
-            return {_key_text(k): v if type(v) in _PLAIN_LEAVES else _plain(v, depth + 1, path)
+            return {k if type(k) is str else _key_text(k):
+                    v if type(v) in _PLAIN_LEAVES and (type(v) is not int or -_SMALL_INT < v < _SMALL_INT)
+                    else _plain(v, depth + 1, path)
                     for k, v in dict.items(value)}
         if isinstance(value, (list, tuple)):
-            return [v if type(v) in _PLAIN_LEAVES else _plain(v, depth + 1, path) for v in value]
+            return [v if type(v) in _PLAIN_LEAVES and (type(v) is not int or -_SMALL_INT < v < _SMALL_INT)
+                    else _plain(v, depth + 1, path) for v in value]
         if isinstance(value, (set, frozenset)):
             items = [_plain(v, depth + 1, path) for v in value]
             return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
@@ -175,6 +178,12 @@ def encode_action(action: Any, *, top_tuple: bool = False) -> tuple[Any, bool]:
         return action, True
     if kind is int:
         return _int_or_tag(action), True
+    if kind is dict and all(type(k) is str and k[:1] != "$" and (type(v) is str or type(v) is int or v is None)
+                            for k, v in action.items()):
+        # A Dict action of texts and choices (most of them): itself, if it fits the budgets.
+        if sum(len(v) for v in action.values() if type(v) is str) <= MAX_CHARS and all(
+                type(v) is not int or -_SMALL_INT < v < _SMALL_INT for v in action.values()):
+            return dict(action), True
     budget = [MAX_NODES, MAX_CHARS]
     try:
         if top_tuple and type(action) is tuple:
@@ -348,13 +357,23 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
         else:  # images: their own hash, cached for immutable ones
             parts.append(array_digest(value))
     elif kind is tuple or kind is list:
-        try:  # the common case, a tuple of texts, in one encode (the same bytes as item by item)
-            parts.append(("[" + "".join(["s" + item + "\0" for item in value]) + "]").encode())
-        except TypeError:
-            parts.append(b"[")
-            for item in value:
-                _feed(item, parts)
-            parts.append(b"]")
+        # The common cases, a tuple of texts or of tuples of texts, in one encode (the same
+        # bytes as item by item).
+        first = value[0] if value else ""
+        try:
+            if type(first) is str:
+                parts.append(("[" + "".join(["s" + item + "\0" for item in value]) + "]").encode())
+                return
+            if type(first) is tuple and first and type(first[0]) is str and all(type(row) is tuple for row in value):
+                rows = ["[" + "".join(["s" + item + "\0" for item in row]) + "]" for row in value]
+                parts.append(("[" + "".join(rows) + "]").encode())
+                return
+        except TypeError:  # not all texts after all: item by item
+            pass
+        parts.append(b"[")
+        for item in value:
+            _feed(item, parts)
+        parts.append(b"]")
     elif kind is int or kind is float:
         parts.append(repr(value).encode())
     elif isinstance(value, np.generic) and kind is not np.bool_:

@@ -33,6 +33,9 @@ def test_digest_covers_every_value_and_key():
     assert digest(dict(reversed(list(base.items())))) == digest(base)  # key order does not matter
     # A tuple of texts takes the fast path; a mixed one item by item: the same bytes.
     assert digest({"t": ("x", 1)}) != digest({"t": ("x", "1")})
+    # Rows of texts take another fast path; a text among the rows is not read as its letters.
+    assert digest({"t": (("a", "b"), "cd")}) != digest({"t": (("a", "b"), ("c", "d"))})
+    assert digest({"t": (("a", "b"), ("c",))}) == digest({"t": [["a", "b"], ["c"]]})
 
 
 def test_readonly_arrays_are_hashed_once_and_writeable_ones_every_time():
