@@ -95,10 +95,51 @@ def to_jsonable(value: Any) -> Any:
     description when that fails); a cycle becomes ``"<cycle>"`` and nesting deeper than
     :data:`MAX_DEPTH` ``"<too deep>"``.
     """
+    kind = type(value)
+    if kind is list or kind is dict:
+        try:
+            return _flat_plain(value)
+        except _NotFlat:
+            pass
     try:
         return _plain(value, 0, set())
     except Exception:  # noqa: BLE001 - a record must never fail to be written
         return describe(value)
+
+
+class _NotFlat(Exception):
+    """The value is not one of the shapes :func:`_flat_plain` copies."""
+
+
+def _leaf(value: Any) -> Any:
+    """A text, None, bool, small int or finite float as it is; a list/tuple of those as a list."""
+    kind = type(value)
+    if kind is str or value is None or kind is bool:
+        return value
+    if (kind is int and -_SMALL_INT < value < _SMALL_INT) or (kind is float and math.isfinite(value)):
+        return value
+    if kind is list or kind is tuple:
+        items = list(value)
+        for item in items:
+            kind = type(item)
+            if not (kind is str or item is None or kind is bool
+                    or (kind is int and -_SMALL_INT < item < _SMALL_INT)):
+                raise _NotFlat
+        return items
+    raise _NotFlat
+
+
+def _flat_plain(value: list | dict) -> Any:
+    """The JSON form of the common record values (a game's events, a seat's info): dicts with
+    text keys and lists of them, holding plain leaves (see :func:`_leaf`). Raises
+    :class:`_NotFlat` for anything else, which :func:`_plain` then converts."""
+    if type(value) is dict:
+        return {k if type(k) is str and k else _raise_not_flat(): _leaf(v) for k, v in value.items()}
+    return [_flat_plain(item) if type(item) is dict else _leaf(item) for item in value]
+
+
+def _raise_not_flat() -> str:
+    raise _NotFlat
 
 
 def _plain(value: Any, depth: int, path: set[int]) -> Any:  # noqa: PLR0911, PLR0912
