@@ -7,9 +7,15 @@ parsing, the openai client, asyncio). Decrypto games with ``llm`` agents in all 
 are played with ``run_match(..., concurrency=c)`` for c = 1, 8, 32, 64.
 
 Scaling efficiency = (games/s at c) / (c x games/s at 1): 1.0 means the harness adds nothing
-and c games overlap perfectly; the gap is harness overhead (CPU per request) and tail effects.
+and c games overlap perfectly; the gap is harness overhead (CPU per request: one event loop
+serves every game, so a burst of c replies waits c x that CPU), the start of a level (c envs
+and their agents built at once) and its tail (the last games run alone; Decrypto games differ
+in length). ``req_eff`` is the same ratio in requests/s, which games of different lengths do
+not skew. ``cpu_ms/req`` is this process's CPU time (the harness and its HTTP client; the
+server runs in its own process) over the level's requests.
 
     python -m cluegym.benchmarks.llm_concurrency                 # delay 0.2 s, c = 1 8 32 64
+    python -m cluegym.benchmarks.llm_concurrency --delay 0.5 --levels 1 64          # issue 15's figure
     python -m cluegym.benchmarks.llm_concurrency --delay 0.5 --levels 1 8 32 64 128 --json out.json
 """
 
@@ -56,39 +62,48 @@ def start_server(delay_s: float) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("fake chat server did not start")
 
 
-def measure(base_url: str, concurrency: int, games: int, max_turns: int, seed: int = 0) -> dict[str, Any]:
-    """One match at one concurrency level: games/s, requests/s, calls per game."""
-    spec = f"llm:backend=openai,base_url={base_url},model=fake,max_in_flight=256,timeout=60"
+def measure(base_url: str, concurrency: int, games: int, max_turns: int, seed: int = 0,
+            http_client: str = "auto") -> dict[str, Any]:
+    """One match at one concurrency level: games/s, requests/s, calls per game, and this
+    process's CPU per request."""
+    spec = f"llm:backend=openai,base_url={base_url},model=fake,max_in_flight=256,timeout=60,http_client={http_client}"
+    cpu = time.process_time()
     summary = run_match(
         "decrypto", {"*": spec}, games=games, seed=seed, concurrency=concurrency,
         env_kwargs={"keywords": KEYWORDS, "max_turns": max_turns}, progress=False,
     )
+    cpu = time.process_time() - cpu
     calls = sum(s.get("llm_calls", 0.0) for s in summary["agent_stats"].values())
     return {
         "concurrency": concurrency, "games": games, "wall_s": summary["wall_s"],
         "games_per_s": games / summary["wall_s"], "requests_per_s": calls / summary["wall_s"],
-        "calls_per_game": calls / games,
+        "calls_per_game": calls / games, "cpu_s": cpu, "cpu_ms_per_request": 1000 * cpu / max(calls, 1.0),
     }
 
 
 def run(delay_s: float = 0.2, levels: Sequence[int] = (1, 8, 32, 64), max_turns: int = 2,
-        games_per_level: int | None = None) -> list[dict[str, Any]]:
-    """Measure every level against one server; add ``efficiency`` relative to level 1."""
+        games_per_level: int | None = None, waves: int = 2, http_client: str = "auto") -> list[dict[str, Any]]:
+    """Measure every level against one server (``waves x c`` games at level c, at least 4,
+    unless ``games_per_level``); add ``efficiency`` (games/s) and ``req_eff`` (requests/s)
+    relative to level 1."""
     proc, base_url = start_server(delay_s)
     try:
-        measure(base_url, 4, 4, max_turns, seed=99)  # warm-up: imports, client, connections
+        measure(base_url, 4, 4, max_turns, seed=99, http_client=http_client)  # warm-up: imports, first connections
         rows = []
         for c in levels:
-            games = games_per_level or max(4, 2 * c)
-            rows.append(measure(base_url, c, games, max_turns))
+            games = games_per_level or max(4, waves * c)
+            rows.append(measure(base_url, c, games, max_turns, http_client=http_client))
     finally:
         proc.terminate()
         proc.wait(10)
-    base = next((r["games_per_s"] for r in rows if r["concurrency"] == 1), rows[0]["games_per_s"] / rows[0]["concurrency"])
+    first = next((r for r in rows if r["concurrency"] == 1), rows[0])
+    base, base_requests = (first["games_per_s"] / first["concurrency"], first["requests_per_s"] / first["concurrency"])
     for r in rows:
         r["speedup"] = r["games_per_s"] / base
         r["efficiency"] = r["speedup"] / r["concurrency"]
+        r["req_eff"] = r["requests_per_s"] / (base_requests * r["concurrency"])
         r["delay_s"] = delay_s
+        r["http_client"] = http_client
     return rows
 
 
@@ -97,15 +112,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=0.2, help="server delay per request, seconds (default 0.2)")
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 8, 32, 64])
     parser.add_argument("--max-turns", type=int, default=2, help="Decrypto turns per game (default 2)")
-    parser.add_argument("--games", type=int, help="games per level (default max(4, 2 x concurrency))")
+    parser.add_argument("--waves", type=int, default=2,
+                        help="games per level = waves x concurrency, at least 4 (default 2)")
+    parser.add_argument("--games", type=int, help="games per level (overrides --waves)")
+    parser.add_argument("--http-client", default="auto", choices=("auto", "lean", "openai"),
+                        help="the llm agents' http_client (default auto: the lean client here)")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args(argv)
-    rows = run(args.delay, args.levels, args.max_turns, args.games)
-    print(f"Decrypto, llm agents in 3 seats, fake server delay {args.delay}s, {os.cpu_count()} CPUs")
-    print(f"{'concurrency':>11} {'games':>6} {'wall_s':>7} {'games/s':>8} {'req/s':>7} {'speedup':>8} {'efficiency':>10}")
+    if args.waves < 1:
+        parser.error("--waves must be >= 1")
+    rows = run(args.delay, args.levels, args.max_turns, args.games, args.waves, args.http_client)
+    print(f"Decrypto, llm agents in 3 seats, fake server delay {args.delay}s, http_client={args.http_client}, "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    print(f"{'concurrency':>11} {'games':>6} {'wall_s':>7} {'games/s':>8} {'req/s':>7} {'cpu_ms/req':>10} "
+          f"{'speedup':>8} {'efficiency':>10} {'req_eff':>8}")
     for r in rows:
         print(f"{r['concurrency']:>11} {r['games']:>6} {r['wall_s']:>7.2f} {r['games_per_s']:>8.2f} "
-              f"{r['requests_per_s']:>7.1f} {r['speedup']:>8.1f} {r['efficiency']:>10.2f}")
+              f"{r['requests_per_s']:>7.1f} {r['cpu_ms_per_request']:>10.2f} {r['speedup']:>8.1f} "
+              f"{r['efficiency']:>10.2f} {r['req_eff']:>8.2f}")
+    top = max(rows, key=lambda r: r["concurrency"])
+    print(f"scaling efficiency at {top['concurrency']} concurrent games: {top['efficiency']:.2f} "
+          f"(requests: {top['req_eff']:.2f}); harness CPU {top['cpu_ms_per_request']:.2f} ms per request")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

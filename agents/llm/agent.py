@@ -50,6 +50,7 @@ import gymnasium
 from cluegym.agents.base import Agent, Forfeit
 from cluegym.agents.llm.adapters.generic import GenericAdapter
 from cluegym.agents.llm.backends import Backend, BackendError, Completion, Message, Sampling, get_backend
+from cluegym.agents.llm.backends.openai_http import HTTP_CLIENTS
 from cluegym.agents.llm.call_log import MAX_LOGGED_REPLY_CHARS, CallAccounting
 from cluegym.agents.llm.checks import check_llm_options, json_safe, text_bounds_error
 from cluegym.agents.llm.deadline import DeadlineExpired, run_within_deadline
@@ -110,6 +111,8 @@ class LLMAgent(CallAccounting, Agent):
         max_retries: HTTP retries on 429/5xx/408/timeouts/dropped connections/unreadable
             replies (openai).
         max_in_flight: requests in flight at once to the endpoint, shared by all agents using it.
+        http_client: "auto" (the lean HTTP/1.1 client, or the official ``openai`` client where
+            a proxy applies), "lean" or "openai" (openai; the same requests, retries and errors).
         vision: send images to the endpoint (False describes them as text, for text-only models).
         parse_retries: re-asks with a game-master message after an unreadable reply.
         decision_timeout: seconds one decision may take in all (every prompt step, re-ask,
@@ -149,6 +152,7 @@ class LLMAgent(CallAccounting, Agent):
         timeout: float = 60.0,
         max_retries: int = 3,
         max_in_flight: int = 64,
+        http_client: str = "auto",
         vision: bool = True,
         parse_retries: int = 2,
         decision_timeout: float = 180.0,
@@ -161,11 +165,16 @@ class LLMAgent(CallAccounting, Agent):
                           decision_timeout=decision_timeout)
         self.adapter: Any = game_adapter(game) or GenericAdapter(action_space)
         options: dict[str, Any] = {}
+        if http_client not in HTTP_CLIENTS:
+            raise ValueError(f"http_client must be one of {', '.join(HTTP_CLIENTS)}, got {http_client!r}")
         if backend == "openai":
             options = {"base_url": base_url, "api_key_env": api_key_env, "timeout": float(timeout),
-                       "max_retries": int(max_retries), "max_in_flight": int(max_in_flight), "vision": vision}
+                       "max_retries": int(max_retries), "max_in_flight": int(max_in_flight), "vision": vision,
+                       "http_client": http_client}
         elif base_url is not None:
             raise ValueError("base_url is an option of backend=openai")
+        elif http_client != "auto":
+            raise ValueError("http_client is an option of backend=openai")
         self.backend: Backend = get_backend(backend, model=model, cache=cache, **options)
         self.temperature = float(temperature)
         self.top_p = float(top_p)

@@ -30,13 +30,21 @@ def backend_for(server: FakeChatServer, key_env: str, **kw) -> OpenAIBackend:
     return OpenAIBackend("fake-model", base_url=server.base_url, api_key_env=key_env, **options)
 
 
-def test_retries_every_transient_failure_then_succeeds(key_env):
+@pytest.mark.parametrize("http_client", ["lean", "openai"])
+def test_retries_every_transient_failure_then_succeeds(key_env, http_client):
     script = [429, 500, "garbage", "empty", "drop", "hang", 503]
     with FakeChatServer(script=script, hang_s=2.0, retry_after=0.05) as server:
-        backend = backend_for(server, key_env)
+        backend = backend_for(server, key_env, http_client=http_client)
+        reasons: list[str] = []
         start = time.perf_counter()
-        completion = asyncio.run(backend.complete(MESSAGES, Sampling()))
+        completion = asyncio.run(backend.complete(MESSAGES, Sampling(), on_retry=reasons.append))
         elapsed = time.perf_counter() - start
+    # both clients give the same reasons, word for word
+    assert reasons == ["HTTP 429: Error code: 429 - scripted 429", "HTTP 500: Error code: 500 - scripted 500",
+                       "unreadable reply (_BadReply): no choices in the reply",
+                       "unreadable reply (_BadReply): no choices in the reply",
+                       "connection error: Connection error.", "timeout after 0.5s",
+                       "HTTP 503: Error code: 503 - scripted 503"]
     assert '"hints"' in completion.text
     assert completion.retries == len(script)
     assert len(server.requests) == len(script) + 1
@@ -59,9 +67,10 @@ def test_backoff_grows_and_honours_retry_after(key_env):
         assert time.perf_counter() - start >= 0.55
 
 
-def test_gives_up_after_max_retries_without_leaking_the_key(key_env):
+@pytest.mark.parametrize("http_client", ["lean", "openai"])
+def test_gives_up_after_max_retries_without_leaking_the_key(key_env, http_client):
     with FakeChatServer(script=[500] * 10) as server:
-        backend = backend_for(server, key_env, max_retries=2)
+        backend = backend_for(server, key_env, max_retries=2, http_client=http_client)
         with pytest.raises(BackendError) as info:
             asyncio.run(backend.complete(MESSAGES, Sampling()))
     assert info.value.retryable and "failed 3 times" in str(info.value) and "HTTP 500" in str(info.value)
@@ -69,14 +78,16 @@ def test_gives_up_after_max_retries_without_leaking_the_key(key_env):
     assert SECRET not in str(info.value) and SECRET not in repr(backend) and SECRET not in json.dumps(backend.describe())
 
 
-def test_client_errors_are_not_retried(key_env):
+@pytest.mark.parametrize("http_client", ["lean", "openai"])
+def test_client_errors_are_not_retried(key_env, http_client):
     for status in (400, 401, 404):
         with FakeChatServer(script=[status]) as server:
-            backend = backend_for(server, key_env)
+            backend = backend_for(server, key_env, http_client=http_client)
             with pytest.raises(BackendError) as info:
                 asyncio.run(backend.complete(MESSAGES, Sampling()))
         assert not info.value.retryable and info.value.status == status and len(server.requests) == 1
-        assert SECRET not in str(info.value)
+        assert SECRET not in str(info.value) and f"answered HTTP {status} for model 'fake-model': " \
+            f"Error code: {status} - scripted {status}" in str(info.value)
 
 
 def test_sampling_parameters_and_images_reach_the_server(key_env):
