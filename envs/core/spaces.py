@@ -3,6 +3,7 @@ text hygiene of actions (:func:`clean_action_text`, see :mod:`cluegym.envs.core.
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Mapping
 from typing import Any, Sequence
@@ -19,7 +20,17 @@ RAW_TEXT_MARGIN = 1000
 
 
 def text_space(max_length: int, min_length: int = 0) -> gymnasium.spaces.Text:
-    """A ``Text`` space over :data:`CHARSET` (gymnasium's default charset lacks the space)."""
+    """A ``Text`` space over :data:`CHARSET` (gymnasium's default charset lacks the space).
+
+    Each call returns a new space with its own generator; the charset tables inside (which
+    gymnasium builds per space, most of an env's construction time) are shared, read-only."""
+    space = copy.copy(_text_prototype(int(max_length), int(min_length)))
+    space._np_random = None  # its own generator, made when first sampled or seeded
+    return space
+
+
+@functools.lru_cache(maxsize=64)
+def _text_prototype(max_length: int, min_length: int) -> gymnasium.spaces.Text:
     return gymnasium.spaces.Text(max_length=max_length, min_length=min_length, charset=CHARSET)
 
 
