@@ -15,7 +15,8 @@ not skew. ``cpu_ms/req`` is this process's CPU time (the harness and its HTTP cl
 server runs in its own process) over the level's requests.
 
     python -m cluegym.benchmarks.llm_concurrency                 # delay 0.2 s, c = 1 8 32 64
-    python -m cluegym.benchmarks.llm_concurrency --delay 0.5 --levels 1 64          # issue 15's figure
+    python -m cluegym.benchmarks.llm_concurrency --delay 0.5 --levels 1 64          # issue 15: 8 waves
+    python -m cluegym.benchmarks.llm_concurrency --delay 0.5 --levels 1 64 --waves 2  # start and tail weigh more
     python -m cluegym.benchmarks.llm_concurrency --delay 0.5 --levels 1 8 32 64 128 --json out.json
 """
 
@@ -82,7 +83,7 @@ def measure(base_url: str, concurrency: int, games: int, max_turns: int, seed: i
 
 
 def run(delay_s: float = 0.2, levels: Sequence[int] = (1, 8, 32, 64), max_turns: int = 2,
-        games_per_level: int | None = None, waves: int = 2, http_client: str = "auto") -> list[dict[str, Any]]:
+        games_per_level: int | None = None, waves: int = 8, http_client: str = "auto") -> list[dict[str, Any]]:
     """Measure every level against one server (``waves x c`` games at level c, at least 4,
     unless ``games_per_level``); add ``efficiency`` (games/s) and ``req_eff`` (requests/s)
     relative to level 1."""
@@ -112,8 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=0.2, help="server delay per request, seconds (default 0.2)")
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 8, 32, 64])
     parser.add_argument("--max-turns", type=int, default=2, help="Decrypto turns per game (default 2)")
-    parser.add_argument("--waves", type=int, default=2,
-                        help="games per level = waves x concurrency, at least 4 (default 2)")
+    parser.add_argument("--waves", type=int, default=8,
+                        help="games per level = waves x concurrency, at least 4 (default 8: the steady state; "
+                             "with 2 the start and the tail of a level weigh a fifth)")
     parser.add_argument("--games", type=int, help="games per level (overrides --waves)")
     parser.add_argument("--http-client", default="auto", choices=("auto", "lean", "openai"),
                         help="the llm agents' http_client (default auto: the lean client here)")
