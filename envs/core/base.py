@@ -235,7 +235,7 @@ class ClueGameEnv(AECEnv):
         try:
             return self._legal_masks[agent]
         except KeyError:
-            mask = self._legal_masks[agent] = self.rules.legal_mask(self.state, agent)
+            mask = self._legal_masks[agent] = self._rules.legal_mask(self.state, agent)
             return mask
 
     def action_mask(self, agent: str) -> Any:
@@ -245,7 +245,7 @@ class ClueGameEnv(AECEnv):
         all zero when the seat is not in the current simultaneous block. Exactly what
         ``action_space(agent).sample(mask=...)`` takes (see
         :func:`~cluegym.envs.core.spaces.action_mask_value`)."""
-        acting = self.state is not None and agent in self.rules.simultaneous(self.state)
+        acting = self.state is not None and agent in self._rules.simultaneous(self.state)
         return action_mask_value(self.action_spaces[agent], self._legal_mask(agent), acting)
 
     def _add_action_mask_spaces(self) -> None:
@@ -295,10 +295,10 @@ class ClueGameEnv(AECEnv):
         self._steps = []
         self._rejected_parts = None
         self._skip_agent_selection = None
-        self.state = self.rules.new_game(self.rng, options)
+        self.state = self._rules.new_game(self.rng, options)
         self._state_changed()
         self._refresh_infos()
-        self.agent_selection = self.rules.to_move(self.state)
+        self.agent_selection = self._rules.to_move(self.state)
         if self.render_mode == "human":
             self.render()
 
@@ -398,17 +398,17 @@ class ClueGameEnv(AECEnv):
     def _finish_move(self, agent: str, action: Any, entry: dict[str, Any], info: dict[str, Any]) -> None:
         """Apply an accepted (or fallback) action, record the step, pass the turn."""
         self._retries[agent] = 0
-        events = self.rules.apply(self.state, agent, action, self.rng)
+        events = self._rules.apply(self.state, agent, action, self.rng)
         self._state_changed()
         entry["events"] = to_jsonable(events)
         self._steps.append(entry)
-        for seat, reward in self.rules.step_rewards(self.state, events).items():
+        for seat, reward in self._rules.step_rewards(self.state, events).items():
             self.rewards[seat] += float(reward)
-        next_agent = self.rules.to_move(self.state)
+        next_agent = self._rules.to_move(self.state)
         self._refresh_infos()
         self.infos[agent].update(info)
         if next_agent is None:
-            for seat, reward in self.rules.rewards(self.state).items():
+            for seat, reward in self._rules.rewards(self.state).items():
                 self.rewards[seat] += float(reward)
             for seat in self.agents:
                 self.terminations[seat] = True
@@ -442,7 +442,7 @@ class ClueGameEnv(AECEnv):
     @property
     def game_over(self) -> bool:
         """Whether the current game has ended."""
-        return self.state is not None and self.rules.to_move(self.state) is None
+        return self.state is not None and self._rules.to_move(self.state) is None
 
     def game_record(self) -> dict[str, Any]:
         """The JSON-serialisable record of the current game (see :mod:`.record`)."""
@@ -455,5 +455,5 @@ class ClueGameEnv(AECEnv):
             "counters": dict(self._counters),
         }
         if self.game_over:
-            record["result"] = to_jsonable({**self.rules.result(self.state), **self._counters})
+            record["result"] = to_jsonable({**self._rules.result(self.state), **self._counters})
         return record
