@@ -388,10 +388,14 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
         for key in sorted(value):
             item = value[key]
             parts.append(key.encode() if type(key) is str else str(key).encode())
-            if type(item) is str:
+            kind = type(item)
+            if kind is str:
                 parts.append(b"s" + item.encode() + b"\0")
-            elif type(item) is np.ndarray and item.nbytes <= _INLINE_ARRAY_BYTES:
-                parts.append(_array_head(item) + item.tobytes())
+            elif kind is np.ndarray:
+                parts.append(_array_head(item) + item.tobytes() if item.nbytes <= _INLINE_ARRAY_BYTES
+                             else array_digest(item))
+            elif kind is int:
+                parts.append(repr(item).encode())
             else:
                 _feed(item, parts)
     elif kind is str:
