@@ -240,12 +240,28 @@ def same_word(token: str, word: str) -> bool:
     return bool(lemmas(token) & targets)
 
 
-def _parts(text: str) -> list[str]:
+def _parts(text: str) -> tuple[str, ...]:
     """Tokens of ``text`` split at hyphens and apostrophes (``car's`` -> ``car``, ``s``)."""
+    if type(text) is str and len(text) <= _PARTS_CACHE_CHARS:
+        return _split_parts(text)
+    # long texts (one-off utterances), str subclasses and non-strings: uncached, as before
+    return _split_parts.__wrapped__(text)
+
+
+#: Longest text whose parts are cached: the protected words (targets, keywords, hint words)
+#: are split again and again, a long utterance rarely twice.
+_PARTS_CACHE_CHARS = 100
+
+
+@functools.lru_cache(maxsize=16384)
+def _split_parts(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for tok in tokens(text):
-        out.extend(p for p in tok.replace("'", "-").split("-") if p)
-    return out
+        if "'" in tok or "-" in tok:
+            out.extend(p for p in tok.replace("'", "-").split("-") if p)
+        else:
+            out.append(tok)
+    return tuple(out)
 
 
 def content_tokens(word: str) -> list[str]:
@@ -297,6 +313,17 @@ def is_same_word_guess(guess: str, word: str) -> bool:
         >>> is_same_word_guess("The Mice", "mouse"), is_same_word_guess("apple pie", "apple")
         (True, False)
     """
+    if type(guess) is str and type(word) is str and len(guess) + len(word) <= _GUESS_CACHE_CHARS:
+        return _same_word_guess(guess, word)
+    return _same_word_guess.__wrapped__(guess, word)
+
+
+#: Longest guess + word whose verdict is cached (guesses are a word or a short phrase).
+_GUESS_CACHE_CHARS = 200
+
+
+@functools.lru_cache(maxsize=16384)
+def _same_word_guess(guess: str, word: str) -> bool:
     got = content_tokens(guess)
     want = content_tokens(word)
     if not got or len(got) != len(want):
@@ -349,4 +376,18 @@ def hint_keyword(hint: str, keywords: Iterable[str], rule: str = "paper") -> str
     """
     if rule not in HINT_RULES:
         raise ValueError(f"unknown hint rule {rule!r}; choose one of: {', '.join(HINT_RULES)}")
-    return first_mention(hint, keywords, substring=rule == "substring")
+    strict = rule == "substring"
+    if type(hint) is not str or len(hint) > _PARTS_CACHE_CHARS:  # odd or long "hints": uncached
+        return first_mention(hint, keywords, substring=strict)
+    for keyword in keywords:
+        if (_hint_says(hint, keyword, strict) if type(keyword) is str and len(keyword) <= _PARTS_CACHE_CHARS
+                else says_word(hint, keyword, strict=strict)):
+            return keyword
+    return None
+
+
+# A hint and a keyword are short strings and a game checks the same pairs again and again
+# (every hint of a turn against every keyword, agents' candidate lists each turn).
+@functools.lru_cache(maxsize=65536)
+def _hint_says(hint: str, keyword: str, strict: bool) -> bool:
+    return says_word(hint, keyword, strict=strict)

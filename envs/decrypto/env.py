@@ -58,8 +58,9 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, NamedTuple, Sequence
 
 import gymnasium
 import numpy as np
@@ -67,7 +68,9 @@ import numpy as np
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
 from cluegym.envs.core.data import shipped_word_list, word_list_option
 from cluegym.envs.core.text import describe
-from cluegym.envs.decrypto.prompts import full_prompt
+from cluegym.envs.decrypto.prompts import (
+    full_prompt, history_key, history_lines, quote_hint, seat_texts, summaries_text, turn_block,
+)
 from cluegym.envs.decrypto.rules import (
     PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, DecryptoState, all_codes, format_code, metrics,
 )
@@ -139,6 +142,8 @@ class DecryptoEnv(ClueGameEnv):
             },
         )
         self.rules = DecryptoRules(self.game_config, self.keyword_pool)
+        #: seat -> (config, its constant prompt texts), see _seat_texts
+        self._prompt_texts: dict[str, tuple[DecryptoConfig, tuple[str, str]]] = {}
         self.codes = self.rules.codes
         self.observation_spaces = {seat: self._make_observation_space(seat) for seat in SEATS}
         self.action_spaces = {
@@ -169,29 +174,46 @@ class DecryptoEnv(ClueGameEnv):
 
     # ------------------------------------------------------------------ hooks
     def _observe(self, agent: str) -> dict[str, Any]:
-        state, cfg = self.state, self.game_config
+        # No action_mask here: the adapter's observe() adds it (from the rules' legal_mask),
+        # as the last key, where this view would put it.
+        return self._observation(self.state, agent, None)
+
+    def _seat_texts(self, agent: str) -> tuple[str, str]:
+        """:func:`~cluegym.envs.decrypto.prompts.seat_texts` of ``agent`` for this env's config,
+        kept per env (the config's hash is not free and the texts never change)."""
+        cfg = self.game_config
+        cached = self._prompt_texts.get(agent)
+        if cached is None or cached[0] is not cfg:
+            cached = self._prompt_texts[agent] = (cfg, seat_texts(agent, cfg))
+        return cached[1]
+
+    def _observation(self, state: DecryptoState, agent: str, legal_mask: Any) -> dict[str, Any]:
+        """The observation of ``agent`` in ``state``; ``legal_mask(state, agent)`` gives
+        Bob's and Eve's ``action_mask`` (None: left out)."""
+        cfg = self.game_config
         n, k, t = cfg.num_keywords, cfg.code_length, cfg.max_turns
-        code_history = np.zeros((t, k), dtype=np.int64)
-        guess_history = np.zeros((t, 2, k), dtype=np.int64)
-        for i, record in enumerate(state.history):
-            code_history[i] = record.code
-            guess_history[i, 0] = record.bob_guess
-            guess_history[i, 1] = record.eve_guess
+        key = history_key(state)
+        try:
+            past = _past_view(key, n, t, k)
+        except TypeError:  # unhashable parts (a hand-built state): build it uncached
+            past = _build_past(key, n, t, k)
+        code_history, guess_history, hint_history, summaries = past[:4]
         obs: dict[str, Any] = {
-            "prompt": full_prompt(agent, state, cfg),
+            "prompt": full_prompt(agent, state, cfg, summaries, self._seat_texts(agent)),
             "turn": min(state.turn, t),
             "hints": pad_texts(state.hints, k),
-            "hint_history": tuple(pad_texts(h, t) for h in state.hint_history(n)),
-            "code_history": code_history,
-            "guess_history": guess_history,
+            "hint_history": hint_history,
+            # copies: the cached arrays are shared by every view of this history
+            "code_history": code_history.copy(),
+            "guess_history": guess_history.copy(),
             "tokens": np.array([state.miscommunications, state.interceptions], dtype=np.int64),
         }
         if agent in ("alice", "bob"):
             obs["keywords"] = tuple(state.keywords)
         if agent == "alice":
             obs["code"] = np.array(state.code if state.code else (0,) * k, dtype=np.int64)
-        else:
-            obs["action_mask"] = self.rules.legal_mask(state, agent)
+        elif legal_mask is not None:
+            obs["action_mask"] = legal_mask(state, agent)
         return obs
 
     def view(self, state: DecryptoState, seat: str) -> dict[str, Any]:
@@ -204,11 +226,7 @@ class DecryptoEnv(ClueGameEnv):
             >>> raw_env().view(state, "eve")["prompt"].endswith('"ANSWER: {"guess": "X-Y-Z"}".')
             True
         """
-        saved, self.state = self.state, state
-        try:
-            return self._observe(seat)
-        finally:
-            self.state = saved
+        return self._observation(state, seat, self.rules.legal_mask)
 
     def _info(self, agent: str) -> dict[str, Any]:
         last_turn = self.state.last_turn
@@ -228,7 +246,7 @@ class DecryptoEnv(ClueGameEnv):
         index = int(action)
         if not 0 <= index < len(self.codes):
             return None, f"code index {index} is out of range 0..{len(self.codes) - 1}"
-        if not self.rules.legal_mask(self.state, agent)[index]:
+        if not self._legal_mask(agent)[index]:  # the adapter's legal_mask, cached per State
             return None, f"code {format_code(self.codes[index])} was already revealed and cannot recur"
         return index, None
 
@@ -265,6 +283,79 @@ class DecryptoEnv(ClueGameEnv):
         elif state.hints:
             lines.append(f"  turn {state.turn + 1}: hints {list(state.hints)} (guessing)")
         return "\n".join(lines)
+
+
+class _Past(NamedTuple):
+    """What every seat's observation shows of the resolved turns (one history key)."""
+
+    code_history: np.ndarray  # read-only: observations get copies
+    guess_history: np.ndarray  # read-only: observations get copies
+    hint_history: tuple[tuple[str, ...], ...]  # per keyword, padded
+    summaries: str  # prompts.turn_summaries
+    # what the next turn's view extends:
+    hints: tuple[tuple[str, ...], ...]  # per keyword, unpadded
+    quoted: tuple[tuple[str, ...], ...]  # per keyword, quoted for the prompt
+    blocks: str  # the turns' summary blocks
+    codes: tuple[str, ...]  # formatted codes
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+@functools.lru_cache(maxsize=1024)
+def _past_view(key: tuple, n: int, t: int, k: int) -> _Past:
+    """The :class:`_Past` of the resolved turns whose
+    :func:`~cluegym.envs.decrypto.prompts.history_key` is ``key``: built once per turn (every
+    seat sees the same past), from the view before the last turn (cached too: the past only
+    grows by one turn at a time)."""
+    if not key:
+        return _build_past(key, n, t, k)
+    return _extend_past(_past_view(key[:-1], n, t, k), key, t)
+
+
+def _extend_past(prev: _Past, key: tuple, t: int) -> _Past:
+    """``prev`` (the view of ``key[:-1]``) with the last turn of ``key`` added."""
+    _, code, hints, bob_guess, eve_guess = record = key[-1]
+    i = len(key) - 1
+    code_history, guess_history = prev.code_history.copy(), prev.guess_history.copy()
+    code_history[i] = code
+    guess_history[i, 0] = bob_guess
+    guess_history[i, 1] = eve_guess
+    per_keyword, quoted, padded = list(prev.hints), list(prev.quoted), list(prev.hint_history)
+    for digit, hint in zip(code, hints):  # DecryptoState.hint_history, one turn more
+        j = digit - 1
+        per_keyword[j] += (hint,)
+        quoted[j] += (quote_hint(hint),)
+        padded[j] = per_keyword[j][:t] + ("",) * (t - len(per_keyword[j]))  # pad_texts(..., t)
+    blocks = prev.blocks + turn_block(*record)
+    codes = prev.codes + (format_code(code),)
+    return _Past(
+        _readonly(code_history), _readonly(guess_history), tuple(padded),
+        blocks + history_lines(quoted, codes), tuple(per_keyword), tuple(quoted), blocks, codes,
+    )
+
+
+def _build_past(key: Sequence, n: int, t: int, k: int) -> _Past:
+    """The :class:`_Past` of ``key`` built in one go (the empty history, or a hand-built
+    state whose records are not hashable)."""
+    per_keyword: list[list[str]] = [[] for _ in range(n)]
+    for _, code, hints, _, _ in key:  # DecryptoState.hint_history
+        for digit, hint in zip(code, hints):
+            per_keyword[digit - 1].append(hint)
+    code_history = np.zeros((t, k), dtype=np.int64)
+    guess_history = np.zeros((t, 2, k), dtype=np.int64)
+    for i, (_, code, _, bob_guess, eve_guess) in enumerate(key):
+        code_history[i] = code
+        guess_history[i, 0] = bob_guess
+        guess_history[i, 1] = eve_guess
+    return _Past(
+        _readonly(code_history), _readonly(guess_history), tuple(pad_texts(h, t) for h in per_keyword),
+        summaries_text(key, n, cached=False),
+        tuple(tuple(h) for h in per_keyword), tuple(tuple(quote_hint(x) for x in h) for h in per_keyword),
+        "".join(turn_block(*record) for record in key), tuple(format_code(r[1]) for r in key),
+    )
 
 
 def raw_env(**kwargs: Any) -> DecryptoEnv:

@@ -22,7 +22,8 @@ word for word. Other configs change only the counts (``The five keywords are``, 
 
 from __future__ import annotations
 
-from typing import Sequence
+import functools
+from typing import Any, Sequence
 
 from cluegym.envs.core.text import quote_text
 from cluegym.envs.decrypto.rules import DecryptoConfig, DecryptoState, format_code
@@ -193,12 +194,28 @@ def hint_dict(hints: Sequence[str] | None, count: int = 0) -> str:
     ``hints=None`` gives ``count`` letters marked ``(not given yet)``."""
     if hints is None:
         return "{" + ", ".join(f"{_LETTERS[i]}: (not given yet)" for i in range(count)) + "}"
-    return "{" + ", ".join(f"{_LETTERS[i]}: {quote_text(h)}" for i, h in enumerate(hints)) + "}"
+    return "{" + ", ".join(f"{_LETTERS[i]}: {_quote(h)}" for i, h in enumerate(hints)) + "}"
 
 
 def hint_list(hints: Sequence[str]) -> str:
     """``["conflict", "tool", "state"]``: hints as a quoted list."""
-    return "[" + ", ".join(quote_text(h) for h in hints) + "]"
+    return "[" + ", ".join(_quote(h) for h in hints) + "]"
+
+
+# A hint is quoted in every later prompt of its game (summaries, hint history): once is enough.
+_quote_str = functools.lru_cache(maxsize=65536)(quote_text)
+
+
+def _quote(text: Any) -> str:
+    """:func:`quote_text`, cached for plain strings."""
+    return _quote_str(text) if type(text) is str else quote_text(text)
+
+
+def history_key(state: DecryptoState) -> tuple:
+    """The resolved turns' contents, ``((turn, code, hints, bob_guess, eve_guess), ...)``:
+    what every view of the past turns is a function of (hashable for a state the rules
+    built; a hand-built one may hold lists)."""
+    return tuple([(r.turn, r.code, r.hints, r.bob_guess, r.eve_guess) for r in state.history])
 
 
 def turn_summaries(state: DecryptoState, cfg: DecryptoConfig) -> str:
@@ -206,21 +223,66 @@ def turn_summaries(state: DecryptoState, cfg: DecryptoConfig) -> str:
     (Listings 5-7, lines 1-12); before the first reveal, :data:`FIRST_TURN`."""
     if not state.history:
         return FIRST_TURN + "\n"
-    lines: list[str] = []
-    for record in state.history:
-        lines += [
-            f"Turn {record.turn + 1} summary:",
-            f"Code: {format_code(record.code)}",
-            f"Hints: {hint_list(record.hints)}",
-            f"Decoder guess: {format_code(record.bob_guess)}",
-            f"Interceptor guess: {format_code(record.eve_guess)}",
-            "",
-        ]
-    lines.append("Hint History:")
-    for i, hints in enumerate(state.hint_history(cfg.num_keywords), 1):
-        lines.append(f"Keyword {i}: {', '.join(quote_text(h) for h in hints)}".rstrip())
-    lines.append(f"Code History: {', '.join(format_code(r.code) for r in state.history)}")
+    key = history_key(state)
+    try:
+        return cached_summaries(key, cfg.num_keywords)
+    except TypeError:  # unhashable parts (a hand-built state): build it uncached
+        return summaries_text(key, cfg.num_keywords, cached=False)
+
+
+@functools.lru_cache(maxsize=1024)
+def cached_summaries(key: tuple, num_keywords: int) -> str:
+    """:func:`turn_summaries` of the history whose :func:`history_key` is ``key`` (built once
+    per turn: the Encoder, Decoder and Interceptor all see the same past)."""
+    return summaries_text(key, num_keywords)
+
+
+def summaries_text(key: Sequence, num_keywords: int, cached: bool = True) -> str:
+    """:func:`turn_summaries` built from a :func:`history_key` (``cached``: each finished
+    turn's lines come from a cache, which needs hashable records)."""
+    if not key:
+        return FIRST_TURN + "\n"
+    quoted: list[list[str]] = [[] for _ in range(num_keywords)]
+    for _, code, hints, _, _ in key:  # DecryptoState.hint_history, from the key, quoted
+        for digit, hint in zip(code, hints):
+            quoted[digit - 1].append(_quote(hint))
+    block = _turn_block if cached else _turn_block.__wrapped__
+    blocks = "".join([block(*record) for record in key])
+    return blocks + history_lines(quoted, [format_code(record[1]) for record in key])
+
+
+def history_lines(quoted: Sequence[Sequence[str]], codes: Sequence[str]) -> str:
+    """The end of :func:`turn_summaries`: the hint history per keyword (each keyword's
+    hints already quoted, see :func:`quote_hint`) and the code history (formatted codes)."""
+    lines = ["Hint History:"]
+    for i, hints in enumerate(quoted, 1):
+        # "Keyword 2:" without a trailing space when it has no hints yet (a quoted hint
+        # ends with its quote, so only an empty line had anything to strip)
+        lines.append(f"Keyword {i}: {', '.join(hints)}" if hints else f"Keyword {i}:")
+    lines.append(f"Code History: {', '.join(codes)}")
     return "\n".join(lines) + "\n\n"
+
+
+def turn_block(turn: int, code: Sequence[int], hints: Sequence[str], bob_guess: Sequence[int],
+               eve_guess: Sequence[int]) -> str:
+    """One resolved turn's lines of :func:`turn_summaries` (cached when hashable: a finished
+    turn never changes)."""
+    try:
+        return _turn_block(turn, code, hints, bob_guess, eve_guess)
+    except TypeError:  # unhashable parts (a hand-built state)
+        return _turn_block.__wrapped__(turn, code, hints, bob_guess, eve_guess)
+
+
+def quote_hint(hint: str) -> str:
+    """A hint as prompts show it (:func:`~cluegym.envs.core.text.quote_text`, cached)."""
+    return _quote(hint)
+
+
+@functools.lru_cache(maxsize=4096)
+def _turn_block(turn: int, code: tuple, hints: tuple, bob_guess: tuple, eve_guess: tuple) -> str:
+    """One resolved turn's summary lines (a finished turn never changes)."""
+    return (f"Turn {turn + 1} summary:\nCode: {format_code(code)}\nHints: {hint_list(hints)}\n"
+            f"Decoder guess: {format_code(bob_guess)}\nInterceptor guess: {format_code(eve_guess)}\n\n")
 
 
 def turn_header(state: DecryptoState) -> str:
@@ -235,56 +297,127 @@ def _placeholders(k: int) -> list[str]:
 
 def turn_request(seat: str, state: DecryptoState, cfg: DecryptoConfig) -> str:
     """Listings 5-7, from the token count on: the seat's private view and what to answer."""
+    return _request(seat, state, cfg, None)
+
+
+def _request(seat: str, state: DecryptoState, cfg: DecryptoConfig, tail: str | None) -> str:
+    """:func:`turn_request`; ``tail``: the seat's constant ending (see :func:`seat_texts`),
+    None to look it up."""
     header = turn_header(state) + "\n"
     if state.phase == "over":
         return header + f"The game is over: {state.winner} won ({state.end_reason})."
+    if tail is None:
+        try:
+            tails = _request_tails(cfg)
+        except TypeError:  # an unhashable stand-in for the config: build its text uncached
+            tails = _request_tails.__wrapped__(cfg)
+        tail = tails[seat if seat in ("alice", "bob") else "eve"]
+    if seat == "alice":
+        keywords, code = state.keywords, state.code
+        targets = "{" + ", ".join([f"{d}: {keywords[d - 1]}" for d in code]) + "}"
+        return (header + "You are the Encoder.\n" + _keywords_line(cfg.num_keywords, keywords)
+                + f"\nThe code is {format_code(code)}, which corresponds to the keywords {targets}." + tail)
+    hints = _hints_line(state.hints, cfg.code_length)
+    if seat == "bob":
+        return (header + "You are the Decoder.\n" + _keywords_line(cfg.num_keywords, state.keywords) + "\n"
+                + hints + tail)
+    return header + "You are the Interceptor.\n" + hints + tail
+
+
+def _hints_line(hints: Sequence[str], k: int) -> str:
+    """``The hints given by the Encoder for this turn are: {...}`` (cached per turn's hints:
+    the Decoder and the Interceptor see the same)."""
+    if type(hints) is tuple:
+        try:
+            return _cached_hints_line(hints, k)
+        except TypeError:  # unhashable entries in a hand-built state
+            pass
+    return _cached_hints_line.__wrapped__(hints, k)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_hints_line(hints: Sequence[str], k: int) -> str:
+    return f"The hints given by the Encoder for this turn are: {hint_dict(hints or None, k)}"
+
+
+def _keywords_line(n: int, keywords: Sequence[str]) -> str:
+    """``The four keywords are: {1: ..., ...}`` (cached per game's keywords)."""
+    if type(keywords) is tuple:
+        try:
+            return _cached_keywords_line(n, keywords)
+        except TypeError:  # unhashable entries in a hand-built state
+            pass
+    return _cached_keywords_line.__wrapped__(n, keywords)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_keywords_line(n: int, keywords: Sequence[str]) -> str:
+    return f"The {number_word(n)} keywords are: {keyword_dict(keywords)}"
+
+
+@functools.lru_cache(maxsize=64)
+def _request_tails(cfg: DecryptoConfig) -> dict[str, str]:
+    """Per seat, the end of its request after the state's parts: the same all game long."""
     n, k = cfg.num_keywords, cfg.code_length
     names = _placeholders(k)
-    keywords_line = f"The {number_word(n)} keywords are: {keyword_dict(state.keywords)}"
-    if seat == "alice":
-        targets = "{" + ", ".join(f"{d}: {state.keywords[d - 1]}" for d in state.code) + "}"
-        hint_names = ", ".join(f'"hint_{x}"' for x in names)
-        hint_vars = ", ".join(f"hint_{x}" for x in names)
-        return header + "\n".join([
-            "You are the Encoder.",
-            keywords_line,
-            f"The code is {format_code(state.code)}, which corresponds to the keywords {targets}.",
-            "First, think out loud, step-by-step about what hints you should use. Use the meaning of the keywords "
-            "to come up with a one or two-word hint for each digit of the code. Make sure the order of the hints "
-            "matches the order of the code.",
-            f'Then provide your {number_word(k)} hints like "ANSWER: {{"hints": [{hint_names}]}}", where '
-            f"{hint_vars} are your hints.",
-        ])
+    hint_names = ", ".join(f'"hint_{x}"' for x in names)
+    hint_vars = ", ".join(f"hint_{x}" for x in names)
+    alice = "\n" + "\n".join([
+        "First, think out loud, step-by-step about what hints you should use. Use the meaning of the keywords "
+        "to come up with a one or two-word hint for each digit of the code. Make sure the order of the hints "
+        "matches the order of the code.",
+        f'Then provide your {number_word(k)} hints like "ANSWER: {{"hints": [{hint_names}]}}", where '
+        f"{hint_vars} are your hints.",
+    ])
     connections = "{" + ", ".join(f"{_LETTERS[i]}: {x}" for i, x in enumerate(names)) + "}"
     variables = ", ".join(names)
     answer = "-".join(names)
-    hints = f"The hints given by the Encoder for this turn are: {hint_dict(state.hints or None, k)}"
     example = (f"For example, you might think the following connections are true{{colon}} {connections}, where "
                f"{variables} are non-repeating digits from 1 to {n}.")
     order = f'Your guess should be in the order of the hints: {{"guess": "{answer}"}}.'
-    if seat == "bob":
-        return header + "\n".join([
-            "You are the Decoder.",
-            keywords_line,
-            hints,
-            example.replace("{colon}", ""),
-            order,
-            f"What is your guess for the {number_word(k)}-digit code? Apply concise, step-by-step thinking, "
-            f'double-check the order, and then provide your final answer as "ANSWER: {{"guess": "{answer}"}}".',
-        ])
-    return header + "\n".join([
-        "You are the Interceptor.",
-        hints,
+    bob = "\n" + "\n".join([
+        example.replace("{colon}", ""),
+        order,
+        f"What is your guess for the {number_word(k)}-digit code? Apply concise, step-by-step thinking, "
+        f'double-check the order, and then provide your final answer as "ANSWER: {{"guess": "{answer}"}}".',
+    ])
+    eve = "\n" + "\n".join([
         example.replace("{colon}", ":") + " " + order,
         "Use the hint history to your advantage.",
         f"What is your guess for the {number_word(k)}-digit code? Reply with very concise, step-by-step thinking, "
         f'followed by your final answer as "ANSWER: {{"guess": "{answer}"}}".',
     ])
+    return {"alice": alice, "bob": bob, "eve": eve}
 
 
-def full_prompt(seat: str, state: DecryptoState, cfg: DecryptoConfig) -> str:
-    """The seat's complete view: rules, role, past turns, this turn's request."""
-    return (
-        system_prompt(cfg) + "\n\n" + role_prompt(seat, cfg) + "\n\n"
-        + turn_summaries(state, cfg) + turn_request(seat, state, cfg)
-    )
+def full_prompt(seat: str, state: DecryptoState, cfg: DecryptoConfig, summaries: str | None = None,
+                texts: tuple[str, str] | None = None) -> str:
+    """The seat's complete view: rules, role, past turns, this turn's request.
+
+    Args:
+        summaries: :func:`turn_summaries` of ``state`` when the caller has it already.
+        texts: :func:`seat_texts` of ``seat`` and ``cfg`` when the caller has them already.
+    """
+    if summaries is None:
+        summaries = turn_summaries(state, cfg)
+    prefix, tail = seat_texts(seat, cfg) if texts is None else texts
+    return prefix + summaries + _request(seat, state, cfg, tail)
+
+
+def seat_texts(seat: str, cfg: DecryptoConfig) -> tuple[str, str]:
+    """The parts of the seat's prompt that are the same all game: rules and role (Listing 1
+    and the seat's Listing 2-4), and the end of its turn request.
+
+    Raises:
+        ValueError: an unknown seat.
+    """
+    try:
+        return _cached_seat_texts(seat, cfg)
+    except TypeError:  # an unhashable stand-in for the config
+        return _cached_seat_texts.__wrapped__(seat, cfg)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_seat_texts(seat: str, cfg: DecryptoConfig) -> tuple[str, str]:
+    prefix = system_prompt(cfg) + "\n\n" + role_prompt(seat, cfg) + "\n\n"
+    return prefix, _request_tails.__wrapped__(cfg)[seat]

@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -88,6 +89,30 @@ class DecryptoConfig:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
 
 
+#: Longest submitted hint whose form check is cached (longer ones are rejected anyway).
+_HINT_CACHE_CHARS = 200
+
+
+@functools.lru_cache(maxsize=65536)
+def _hint_form(hint: str, max_chars: int, max_words: int) -> tuple[str, str | None]:
+    """``(cleaned hint, None)``, or ``(cleaned hint, why its form is not a hint's)``: the
+    keyword-independent part of :meth:`DecryptoRules.hint_error` (cached: agents and
+    retries submit the same words again and again)."""
+    text = to_charset(hint).strip()
+    if not text:
+        return text, "a hint must not be empty"
+    if len(text) > max_chars:
+        return text, f"hint {text[:20]!r}... is longer than {max_chars} characters"
+    words = text.split()
+    if len(words) > max_words:
+        return text, f"hint {text!r} has {len(words)} words; hints are 1-{max_words} words"
+    bad = [w for w in words if not (_HINT_WORD.match(w) and _LETTER.search(w))]
+    if bad:
+        return text, (f"hint {text!r} must be made of words (letters, digits and inner ' - . &, with a letter), "
+                      f"not {bad[0]!r}")
+    return text, None
+
+
 def all_codes(num_keywords: int = 4, code_length: int = 3) -> tuple[tuple[int, ...], ...]:
     """Every code: ordered tuples of distinct digits 1..num_keywords (24 for the defaults)."""
     return tuple(itertools.permutations(range(1, num_keywords + 1), code_length))
@@ -95,7 +120,19 @@ def all_codes(num_keywords: int = 4, code_length: int = 3) -> tuple[tuple[int, .
 
 def format_code(code: Sequence[int] | None) -> str:
     """``(3, 1, 4)`` -> ``"3-1-4"`` (``"none"`` for a missing code)."""
-    return "-".join(str(int(d)) for d in code) if code is not None else "none"
+    if code is None:
+        return "none"
+    if type(code) is tuple:  # every prompt formats the same few dozen codes
+        try:
+            return _code_text(code)
+        except TypeError:  # unhashable digits: formatted (or rejected) below
+            pass
+    return "-".join([str(int(d)) for d in code])
+
+
+@functools.lru_cache(maxsize=4096)
+def _code_text(code: tuple[int, ...]) -> str:
+    return "-".join([str(int(d)) for d in code])
 
 
 @dataclass
@@ -117,10 +154,12 @@ class TurnRecord:
         return self.eve_guess == self.code
 
     def as_dict(self) -> dict:
+        code, bob_guess, eve_guess = self.code, self.bob_guess, self.eve_guess
         return {
-            "turn": self.turn, "code": list(self.code), "hints": list(self.hints),
-            "bob_guess": list(self.bob_guess), "eve_guess": list(self.eve_guess),
-            "miscommunication": self.miscommunication, "interception": self.interception,
+            "turn": self.turn, "code": list(code), "hints": list(self.hints),
+            "bob_guess": list(bob_guess), "eve_guess": list(eve_guess),
+            # the miscommunication and interception properties, inlined (built per seat per step)
+            "miscommunication": bob_guess != code, "interception": eve_guess == code,
         }
 
 
@@ -183,6 +222,8 @@ class DecryptoRules(GameRules[DecryptoState]):
         require_wordnet()  # the word judge needs WordNet: fail before play, not mid-game
         self.config = config or DecryptoConfig()
         self.keyword_pool = tuple(keyword_pool) if keyword_pool is not None else None
+        # (pool, the pool as new_game normalizes each drawn keyword): built once, not per game.
+        self._normalized_pool: tuple[Any, tuple[str, ...]] = (None, ())
         self.codes = all_codes(self.config.num_keywords, self.config.code_length)
         self.code_index = {code: i for i, code in enumerate(self.codes)}
 
@@ -201,8 +242,13 @@ class DecryptoRules(GameRules[DecryptoState]):
             if self.keyword_pool is None or len(self.keyword_pool) < n:
                 raise ValueError(f"need a keyword pool of at least {n} words")
             picks = rng.choice(len(self.keyword_pool), size=n, replace=False)
-            keywords = [self.keyword_pool[int(i)] for i in picks]
-        keywords = tuple(str(k).strip().lower() for k in keywords)
+            source, pool = self._normalized_pool
+            if source is not self.keyword_pool:  # first game, or a pool set since
+                pool = tuple(str(k).strip().lower() for k in self.keyword_pool)
+                self._normalized_pool = (self.keyword_pool, pool)
+            keywords = tuple([pool[i] for i in picks.tolist()])
+        else:
+            keywords = tuple(str(k).strip().lower() for k in keywords)
         if len(keywords) != n or len(set(keywords)) != n or not all(keywords):
             raise ValueError(f"need {n} distinct non-empty keywords, got {list(keywords)}")
         state = DecryptoState(keywords=keywords)
@@ -210,7 +256,8 @@ class DecryptoRules(GameRules[DecryptoState]):
         return state
 
     def _draw_code(self, state: DecryptoState, rng: np.random.Generator) -> None:
-        unused = [c for c in self.codes if c not in state.used_codes]
+        used = state.used_codes  # once, not once per code
+        unused = [c for c in self.codes if c not in used] if used else self.codes
         state.code = unused[int(rng.integers(len(unused)))]
 
     # ------------------------------------------------------------ validation
@@ -225,18 +272,13 @@ class DecryptoRules(GameRules[DecryptoState]):
         """
         if not isinstance(hint, str):
             return f"a hint must be a string, got {type_name(hint)}"
-        text = to_charset(hint).strip()
-        if not text:
-            return "a hint must not be empty"
-        if len(text) > self.config.max_hint_chars:
-            return f"hint {text[:20]!r}... is longer than {self.config.max_hint_chars} characters"
-        words = text.split()
-        if len(words) > self.config.max_hint_words:
-            return f"hint {text!r} has {len(words)} words; hints are 1-{self.config.max_hint_words} words"
-        bad = [w for w in words if not (_HINT_WORD.match(w) and _LETTER.search(w))]
-        if bad:
-            return (f"hint {text!r} must be made of words (letters, digits and inner ' - . &, with a letter), "
-                    f"not {bad[0]!r}")
+        cfg = self.config
+        if type(hint) is str and len(hint) <= _HINT_CACHE_CHARS:
+            text, error = _hint_form(hint, cfg.max_hint_chars, cfg.max_hint_words)
+        else:
+            text, error = _hint_form.__wrapped__(hint, cfg.max_hint_chars, cfg.max_hint_words)
+        if error is not None:
+            return error
         keyword = hint_keyword(text, keywords, self.config.hint_rule)
         if keyword is not None:
             what = "contains" if self.config.hint_rule == "substring" else "contains as a word"
@@ -260,14 +302,21 @@ class DecryptoRules(GameRules[DecryptoState]):
         """The seat to act: Alice when encoding, then Bob, then Eve; None when over."""
         if state.phase == "encode":
             return "alice"
-        return state.guessers_left[0] if state.guessers_left else None
+        if state.phase == "decode":
+            guesses = state.guesses
+            for seat in GUESSERS:  # state.guessers_left[0], without building the tuple
+                if seat not in guesses:
+                    return seat
+        return None
 
     def simultaneous(self, state: DecryptoState) -> tuple[str, ...]:
         """Bob and Eve guess without seeing each other's guess: while decoding, the block is
         the guessers still to guess (``("bob", "eve")``, then ``("eve",)``)."""
-        if state.phase == "decode":
-            return state.guessers_left
-        return super().simultaneous(state)
+        phase = state.phase
+        if phase == "decode":
+            guesses = state.guesses  # state.guessers_left, without the property's overhead
+            return tuple([seat for seat in GUESSERS if seat not in guesses])
+        return ("alice",) if phase == "encode" else ()  # GameRules.simultaneous: (to_move,) or ()
 
     def legal_mask(self, state: DecryptoState, seat: str) -> np.ndarray | None:
         """Bob's and Eve's legal codes (index ``i`` is ``codes[i]``): every code not revealed
@@ -275,10 +324,16 @@ class DecryptoRules(GameRules[DecryptoState]):
         Alice's action is text (None)."""
         if seat not in GUESSERS:
             return None
-        if seat not in self.simultaneous(state):
+        # In the block (simultaneous) exactly when decoding and not yet guessed this turn.
+        if state.phase != "decode" or seat in state.guesses:
             return np.zeros(len(self.codes), dtype=np.int8)
-        revealed = {r.code for r in state.history}
-        return np.array([c not in revealed for c in self.codes], dtype=np.int8)
+        mask = np.ones(len(self.codes), dtype=np.int8)
+        code_index = self.code_index
+        for record in state.history:
+            index = code_index.get(record.code)
+            if index is not None:  # a revealed code outside this config's codes masks nothing
+                mask[index] = 0
+        return mask
 
     def apply(self, state: DecryptoState, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:
         """Alice's hints (already checked, or the fallback) or a guesser's code index; the
@@ -291,11 +346,12 @@ class DecryptoRules(GameRules[DecryptoState]):
             state.guesses = {}
             state.phase = "decode"
             return [{"type": "hints", "turn": state.turn, "hints": list(state.hints)}]
-        if seat not in state.guessers_left:
+        guesses = state.guesses
+        if state.phase != "decode" or seat not in GUESSERS or seat in guesses:  # not in guessers_left
             raise RuntimeError(f"{seat!r} cannot guess now (phase {state.phase!r})")
-        state.guesses[seat] = self.codes[int(action)]
+        guesses[seat] = self.codes[int(action)]
         events: list[dict[str, Any]] = [{"type": "guess", "seat": seat, "turn": state.turn}]
-        if not state.guessers_left:
+        if all(guesser in guesses for guesser in GUESSERS):  # no guessers left: reveal
             record = self._resolve_turn(state, rng)
             events.append({"type": "reveal", **record.as_dict()})
             if state.winner is not None:

@@ -157,7 +157,7 @@ class TabooEnv(ClueGameEnv):
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         allowed = ("utterance",) if agent == "attacker" else ("utterance", "guess")
-        if isinstance(action, Mapping):
+        if type(action) is dict or isinstance(action, Mapping):  # a plain dict skips the ABC check
             unknown = [key for key in action if key not in allowed]
             if unknown:
                 return None, f"unknown action field {describe(unknown[0])}; the {agent} gives: {', '.join(allowed)}"
@@ -167,16 +167,20 @@ class TabooEnv(ClueGameEnv):
         else:
             fields = " and ".join(repr(a) for a in allowed)
             return None, f"an action must be a dict with {fields}, got {type_name(action)}"
-        error = self.rules.guess_error(guess) if agent == "defender" else None
+        normalize = self.rules.normalize
+        # Each text normalized once (the checks and the normalized action share it).
+        clean_guess = normalize(guess) if agent == "defender" and isinstance(guess, str) and guess else None
+        error = self.rules.guess_error(guess, normalized=clean_guess) if agent == "defender" else None
         if error:
             return None, error
-        has_guess = bool(guess and self.rules.normalize(guess))
-        error = self.rules.utterance_error(utterance, allow_empty=has_guess)
+        has_guess = bool(guess and clean_guess)
+        clean = normalize(utterance) if isinstance(utterance, str) else None
+        error = self.rules.utterance_error(utterance, allow_empty=has_guess, normalized=clean)
         if error:
             return None, error
-        normalized = {"utterance": self.rules.normalize(utterance)}
+        normalized = {"utterance": clean}
         if agent == "defender":
-            normalized["guess"] = self.rules.normalize(guess) if has_guess else ""
+            normalized["guess"] = clean_guess if has_guess else ""
         return normalized, None
 
     def _fallback_action(self, agent: str) -> tuple[Any, str]:

@@ -17,6 +17,8 @@ that poses as the game master.
 
 from __future__ import annotations
 
+import functools
+
 from cluegym.envs.core.text import quote_text
 from cluegym.envs.taboo.rules import TabooConfig, TabooState
 
@@ -60,11 +62,24 @@ def dialogue(state: TabooState) -> str:
         return "Nothing has been said yet."
     lines = []
     for u in state.dialogue:
-        line = f"{u.speaker.capitalize()} (turn {u.turn + 1}): {quote_text(u.text)}"
-        if u.guess:
-            line += f"  [guess: {quote_text(u.guess)}]"
-        lines.append(line)
+        speaker, turn, text, guess = u.speaker, u.turn, u.text, u.guess
+        if type(speaker) is str and type(turn) is int and type(text) is str and (guess is None or type(guess) is str):
+            lines.append(_cached_line(speaker, turn, text, guess))
+        else:
+            lines.append(_line(speaker, turn, text, guess))
     return "\n".join(lines)
+
+
+def _line(speaker: str, turn: int, text: str, guess: str | None) -> str:
+    """One utterance's line of :func:`dialogue`."""
+    line = f"{speaker.capitalize()} (turn {turn + 1}): {quote_text(text)}"
+    if guess:
+        line += f"  [guess: {quote_text(guess)}]"
+    return line
+
+
+# An utterance's line is shown again in every later prompt of its game: built once.
+_cached_line = functools.lru_cache(maxsize=4096)(_line)
 
 
 _ENDINGS = {
@@ -98,8 +113,17 @@ def request(seat: str, state: TabooState, cfg: TabooConfig) -> str:
 
 def full_prompt(seat: str, state: TabooState, cfg: TabooConfig) -> str:
     """The seat's complete view: rules, role (and the word, for the attacker), dialogue, request."""
-    role = ATTACKER_PROMPT.format(word=state.target) if seat == "attacker" else DEFENDER_PROMPT
-    return (
-        rules_prompt(cfg) + "\n\n" + role + "\n\nConversation so far:\n" + dialogue(state) + "\n\n"
-        + request(seat, state, cfg)
-    )
+    target = state.target if seat == "attacker" else None
+    try:
+        prefix = _prefix(cfg, target)
+    except TypeError:  # an unhashable stand-in for the config or target
+        prefix = _prefix.__wrapped__(cfg, target)
+    return prefix + dialogue(state) + "\n\n" + request(seat, state, cfg)
+
+
+@functools.lru_cache(maxsize=1024)
+def _prefix(cfg: TabooConfig, target: str | None) -> str:
+    """Rules and role (the attacker's with its ``target``; None: the defender's), up to the
+    dialogue: the same all game long."""
+    role = DEFENDER_PROMPT if target is None else ATTACKER_PROMPT.format(word=target)
+    return rules_prompt(cfg) + "\n\n" + role + "\n\nConversation so far:\n"

@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -87,7 +88,14 @@ class TabooState:
     guess_turn: int | None = None  # the defender turn (1-based) of the guess
 
     def turns_taken(self, seat: str) -> int:
-        return sum(1 for u in self.dialogue if u.speaker == seat)
+        return [u.speaker for u in self.dialogue].count(seat)
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalize_target(target: object) -> str:
+    """A target as games use it: in the charset, lowercase, whitespace collapsed (cached:
+    the same few hundred targets come up game after game)."""
+    return " ".join(to_charset(str(target)).lower().split())
 
 
 #: Why a game ended -> who won.
@@ -130,7 +138,10 @@ class TabooRules(GameRules[TabooState]):
             if not self.targets:
                 raise ValueError("need a non-empty target list")
             target = self.targets[int(rng.integers(len(self.targets)))]
-        target = " ".join(to_charset(str(target)).lower().split())
+        if type(target) is str and len(target) <= 200:
+            target = _normalize_target(target)
+        else:  # odd or long targets (options): uncached
+            target = _normalize_target.__wrapped__(target)
         if not target:
             raise ValueError("the target word must not be empty")
         return TabooState(target=target)
@@ -141,28 +152,35 @@ class TabooRules(GameRules[TabooState]):
         """``text`` in the shared charset with whitespace collapsed."""
         return " ".join(to_charset(text).split())
 
-    def utterance_error(self, text: object, *, allow_empty: bool = False) -> str | None:
+    def utterance_error(self, text: object, *, allow_empty: bool = False, normalized: str | None = None) -> str | None:
         """Why ``text`` is not a well-formed utterance (type, empty, length), or None.
 
         Saying the target is *not* an error here: it is a game event (see :meth:`attack`).
+
+        Args:
+            normalized: ``normalize(text)`` when the caller has it already.
         """
         if not isinstance(text, str):
             return f"an utterance must be a string, got {type_name(text)}"
-        clean = self.normalize(text)
+        clean = self.normalize(text) if normalized is None else normalized
         if not clean and not allow_empty:
             return "an utterance must not be empty"
         if len(clean) > self.config.max_utterance_chars:
             return f"the utterance is longer than {self.config.max_utterance_chars} characters"
         return None
 
-    def guess_error(self, guess: object) -> str | None:
+    def guess_error(self, guess: object, *, normalized: str | None = None) -> str | None:
         """Why ``guess`` is not a well-formed guess (a word or short phrase), or None.
-        An empty guess means no guess."""
+        An empty guess means no guess.
+
+        Args:
+            normalized: ``normalize(guess)`` when the caller has it already.
+        """
         if guess is None:
             return None
         if not isinstance(guess, str):
             return f"a guess must be a string, got {type_name(guess)}"
-        words = self.normalize(guess).split()
+        words = (self.normalize(guess) if normalized is None else normalized).split()
         if len(words) > self.config.max_guess_words:
             return f"a guess is one word or a short phrase (at most {self.config.max_guess_words} words)"
         if words and not any(ch.isalpha() for ch in "".join(words)):
