@@ -40,21 +40,30 @@ _WORDS = ("river", "stone", "lantern", "meadow", "violin", "harbor", "comet", "o
 
 
 def scripted_action(space: gymnasium.Space, observation: Any, info: dict, step: int) -> Any:
-    """First legal discrete choice; rotating plain words for text."""
-    mask = observation.get("action_mask") if isinstance(observation, dict) else None
+    """A legal discrete choice that rotates with ``step``; rotating plain words for text.
+
+    As cheap as it can be (the peers' scripted policies are one line), so the figures are
+    the env's."""
+    mask = observation.get("action_mask") if type(observation) is dict else None
     if mask is None:
         mask = info.get("action_mask")
-    if isinstance(space, gymnasium.spaces.Discrete):
-        legal = np.flatnonzero(mask) if mask is not None else np.arange(space.n)
+    return _choose(space, mask, step)
+
+
+def _choose(space: gymnasium.Space, mask: Any, step: int) -> Any:
+    kind = type(space)
+    if kind is gymnasium.spaces.Discrete:
+        if mask is None:
+            return step % int(space.n)
+        legal = (mask if type(mask) is np.ndarray else np.asarray(mask)).nonzero()[0]
         return int(legal[step % len(legal)])
-    if isinstance(space, gymnasium.spaces.Text):
+    if kind is gymnasium.spaces.Text:
         return _WORDS[step % len(_WORDS)]
-    if isinstance(space, gymnasium.spaces.Tuple):
-        return tuple(scripted_action(s, {}, {}, step + i) for i, s in enumerate(space.spaces))
-    if isinstance(space, gymnasium.spaces.Dict):
-        masks = mask if isinstance(mask, dict) else {}
-        return {k: scripted_action(s, {"action_mask": masks.get(k)} if masks.get(k) is not None else {}, {}, step)
-                for k, s in space.spaces.items()}
+    if kind is gymnasium.spaces.Dict:
+        masks = mask if type(mask) is dict else {}
+        return {key: _choose(entry, masks.get(key), step) for key, entry in space.spaces.items()}
+    if kind is gymnasium.spaces.Tuple:
+        return tuple(_choose(entry, None, step + i) for i, entry in enumerate(space.spaces))
     return space.sample()
 
 

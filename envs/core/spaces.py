@@ -87,7 +87,12 @@ def clean_action_text(space: gymnasium.Space, action: Any, bare_key: str | None 
     return _clean(space, action, "the text")
 
 
+_Discrete, _Text = gymnasium.spaces.Discrete, gymnasium.spaces.Text
+
+
 def _clean(space: gymnasium.Space, value: Any, label: str) -> tuple[Any, str | None]:
+    if type(space) is _Discrete:  # most entries: nothing to clean
+        return value, None
     if isinstance(space, gymnasium.spaces.Text):
         if not isinstance(value, str):
             return value, None
@@ -101,7 +106,7 @@ def _clean(space: gymnasium.Space, value: Any, label: str) -> tuple[Any, str | N
     if isinstance(space, gymnasium.spaces.Dict) and isinstance(value, Mapping):
         out = dict(value.items())
         for key, entry in space.spaces.items():
-            if key in out:
+            if key in out and type(entry) is not _Discrete:
                 child = f"the {key}" if label == "the text" else f"the {key} of {label}"
                 out[key], error = _clean(entry, out[key], child)
                 if error is not None:
@@ -186,10 +191,12 @@ def action_mask_value(space: gymnasium.Space, legal: Any, acting: bool) -> Any:
             space (``(max_length, all ones)``), else nothing (``(min_length, all zeros)``,
             which Gymnasium samples as ``""``).
     """
-    if isinstance(space, gymnasium.spaces.Discrete):
-        mask = np.zeros(int(space.n), dtype=np.int8) if legal is None else np.asarray(legal, dtype=np.int8)
-        return mask if acting else np.zeros_like(mask)
-    if isinstance(space, gymnasium.spaces.Text):
+    kind = type(space)
+    if kind is _Discrete or (kind is not _Text and isinstance(space, gymnasium.spaces.Discrete)):
+        if not acting or legal is None:
+            return np.zeros(int(space.n), dtype=np.int8)
+        return legal if type(legal) is np.ndarray and legal.dtype == np.int8 else np.asarray(legal, dtype=np.int8)
+    if kind is _Text or isinstance(space, gymnasium.spaces.Text):
         size = len(space.character_set)
         if acting:
             return (space.max_length, _charset_mask(size, 1))
