@@ -52,6 +52,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
+from cluegym.envs.core.infos import SeatInfos
 from cluegym.envs.core.options import call_after_init, check_init_options
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.record import (
@@ -406,7 +407,8 @@ class ClueGameEnv(AECEnv):
             self.rewards[seat] += float(reward)
         next_agent = self._rules.to_move(self.state)
         self._refresh_infos()
-        self.infos[agent].update(info)
+        if info:
+            self.infos[agent].update(info)
         if next_agent is None:
             for seat, reward in self._rules.rewards(self.state).items():
                 self.rewards[seat] += float(reward)
@@ -420,13 +422,19 @@ class ClueGameEnv(AECEnv):
             self.render()
 
     def _refresh_infos(self) -> None:
-        self.infos = {}
-        for seat in self.agents:
-            info = dict(self._info(seat))
-            mask = self._legal_mask(seat)
-            if mask is not None:
-                info["action_mask"] = mask
-            self.infos[seat] = info
+        """New infos for the current State: every seat's is built when first read (see
+        :mod:`.infos`)."""
+        if type(getattr(self, "infos", None)) is not SeatInfos:  # first reset, or unpickled
+            self.infos = SeatInfos(self._seat_info)
+        self.infos.reset(self.agents)
+
+    def _seat_info(self, seat: str) -> dict[str, Any]:
+        """``infos[seat]``: the game's ``_info`` and the seat's legal mask."""
+        info = dict(self._info(seat))
+        mask = self._legal_mask(seat)
+        if mask is not None:
+            info["action_mask"] = mask
+        return info
 
     def render(self) -> str | None:
         text = self._render_text()
