@@ -34,7 +34,9 @@ class RandomAgent(Agent):
             mask = observation["action_mask"]
         elif "action_mask" in info:
             mask = info["action_mask"]
-        return self._sample(self.action_space, mask, self._words())
+        # The space itself, not the seeded property: sampling uses self.rng, and seeding a
+        # Dict space at every game costs more than the game's moves (see Agent.action_space).
+        return self._sample(self._action_space, mask, self._words())
 
     def _words(self) -> tuple[str, ...]:
         if not hasattr(self, "_vocabulary"):
@@ -57,4 +59,5 @@ class RandomAgent(Agent):
         if isinstance(space, gymnasium.spaces.Dict):
             masks = mask if isinstance(mask, dict) else {}
             return {k: self._sample(s, masks.get(k), words) for k, s in space.spaces.items()}
+        self.action_space  # noqa: B018 - seeds the space (and its parts) from the last reset
         return space.sample()
