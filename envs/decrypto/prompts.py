@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Sequence
 
+from cluegym.envs.core.memo import cached_call
 from cluegym.envs.core.text import quote_text
 from cluegym.envs.decrypto.rules import DecryptoConfig, DecryptoState, format_code
 
@@ -267,10 +268,7 @@ def turn_block(turn: int, code: Sequence[int], hints: Sequence[str], bob_guess: 
                eve_guess: Sequence[int]) -> str:
     """One resolved turn's lines of :func:`turn_summaries` (cached when hashable: a finished
     turn never changes)."""
-    try:
-        return _turn_block(turn, code, hints, bob_guess, eve_guess)
-    except TypeError:  # unhashable parts (a hand-built state)
-        return _turn_block.__wrapped__(turn, code, hints, bob_guess, eve_guess)
+    return cached_call(_turn_block, turn, code, hints, bob_guess, eve_guess)
 
 
 def quote_hint(hint: str) -> str:
@@ -307,11 +305,7 @@ def _request(seat: str, state: DecryptoState, cfg: DecryptoConfig, tail: str | N
     if state.phase == "over":
         return header + f"The game is over: {state.winner} won ({state.end_reason})."
     if tail is None:
-        try:
-            tails = _request_tails(cfg)
-        except TypeError:  # an unhashable stand-in for the config: build its text uncached
-            tails = _request_tails.__wrapped__(cfg)
-        tail = tails[seat if seat in ("alice", "bob") else "eve"]
+        tail = cached_call(_request_tails, cfg)[seat if seat in ("alice", "bob") else "eve"]
     if seat == "alice":
         keywords, code = state.keywords, state.code
         targets = "{" + ", ".join([f"{d}: {keywords[d - 1]}" for d in code]) + "}"
@@ -327,12 +321,7 @@ def _request(seat: str, state: DecryptoState, cfg: DecryptoConfig, tail: str | N
 def _hints_line(hints: Sequence[str], k: int) -> str:
     """``The hints given by the Encoder for this turn are: {...}`` (cached per turn's hints:
     the Decoder and the Interceptor see the same)."""
-    if type(hints) is tuple:
-        try:
-            return _cached_hints_line(hints, k)
-        except TypeError:  # unhashable entries in a hand-built state
-            pass
-    return _cached_hints_line.__wrapped__(hints, k)
+    return cached_call(_cached_hints_line, hints, k)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -342,12 +331,7 @@ def _cached_hints_line(hints: Sequence[str], k: int) -> str:
 
 def _keywords_line(n: int, keywords: Sequence[str]) -> str:
     """``The four keywords are: {1: ..., ...}`` (cached per game's keywords)."""
-    if type(keywords) is tuple:
-        try:
-            return _cached_keywords_line(n, keywords)
-        except TypeError:  # unhashable entries in a hand-built state
-            pass
-    return _cached_keywords_line.__wrapped__(n, keywords)
+    return cached_call(_cached_keywords_line, n, keywords)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -411,10 +395,7 @@ def seat_texts(seat: str, cfg: DecryptoConfig) -> tuple[str, str]:
     Raises:
         ValueError: an unknown seat.
     """
-    try:
-        return _cached_seat_texts(seat, cfg)
-    except TypeError:  # an unhashable stand-in for the config
-        return _cached_seat_texts.__wrapped__(seat, cfg)
+    return cached_call(_cached_seat_texts, seat, cfg)
 
 
 @functools.lru_cache(maxsize=64)

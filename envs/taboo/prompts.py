@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 
+from cluegym.envs.core.memo import cached_call
 from cluegym.envs.core.text import quote_text
 from cluegym.envs.taboo.rules import TabooConfig, TabooState
 
@@ -114,11 +115,7 @@ def request(seat: str, state: TabooState, cfg: TabooConfig) -> str:
 def full_prompt(seat: str, state: TabooState, cfg: TabooConfig) -> str:
     """The seat's complete view: rules, role (and the word, for the attacker), dialogue, request."""
     target = state.target if seat == "attacker" else None
-    try:
-        prefix = _prefix(cfg, target)
-    except TypeError:  # an unhashable stand-in for the config or target
-        prefix = _prefix.__wrapped__(cfg, target)
-    return prefix + dialogue(state) + "\n\n" + request(seat, state, cfg)
+    return cached_call(_prefix, cfg, target) + dialogue(state) + "\n\n" + request(seat, state, cfg)
 
 
 @functools.lru_cache(maxsize=1024)
