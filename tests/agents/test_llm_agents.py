@@ -5,7 +5,6 @@ record, the ToM tables, and concurrent games."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -206,13 +205,12 @@ def test_tom_probes_fill_tables_2_and_3():
 def test_concurrent_games_overlap_their_requests():
     with FakeChatServer(delay_s=0.05) as server:
         spec = f"llm:backend=openai,base_url={server.base_url},model=fake,max_in_flight=64"
-        start = time.perf_counter()
         summary = run_match("decrypto", {"*": spec}, games=8, seed=0, concurrency=8,
                             env_kwargs={"keywords": KEYWORDS, "max_turns": 2}, progress=False)
-        wall = time.perf_counter() - start
         calls = sum(s["llm_calls"] for s in summary["agent_stats"].values())
-    assert server.max_in_flight >= 6
-    assert wall < 0.6 * calls * 0.05  # serial play would take calls x delay
+    # Overlap counted at the server (not timed: a busy machine makes any time bound flaky):
+    # serial play would never have more than one request in flight.
+    assert server.max_in_flight >= 6 and calls >= 8 * 3
 
 
 def test_call_log_can_store_a_digest_instead_of_the_prompt():
