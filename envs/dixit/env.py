@@ -102,10 +102,10 @@ from cluegym.envs.dixit.config import DixitConfig, preset_config
 # get_deck and parse_image_size are re-exported: the benchmarks read the env's deck and options here.
 from cluegym.envs.dixit.deck_options import get_deck, parse_image_size, random_vocabulary
 from cluegym.envs.dixit.metrics import metrics
-from cluegym.envs.dixit.prompts import assemble_prompt, request, round_summary, rounds_text, rules_prompt, scores_line
+from cluegym.envs.dixit.prompts import assemble_prompt, request, rules_prompt, scores_line
 from cluegym.envs.dixit.render import render_table, render_text
 from cluegym.envs.dixit.rules import PASS_CLUE, PHASES, DixitRules
-from cluegym.envs.dixit.scoring import RoundRecord
+from cluegym.envs.dixit.view import FinishedRounds, printable, read_only
 
 __all__ = [
     "DixitEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS", "get_deck", "parse_image_size",
@@ -120,71 +120,6 @@ IMAGE_SIZE = (144, 96)
 CAPTION_MAX_CHARS = 300
 #: ``obs["phase"]`` of each phase.
 _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.setflags(write=False)
-    return array
-
-
-def _printable(text: str) -> bool:
-    """Whether ``text`` is printable ASCII (so in the charset: ``to_charset`` keeps it)."""
-    return text.isascii() and text.isprintable()
-
-
-class _FinishedRounds:
-    """What every observation and info shows of a history of scored rounds, built once per
-    round: a scored round never changes, and rebuilding the whole history at every step made
-    a game's observations quadratic in its length.
-
-    It stands for the records it holds, compared by value (``==``, at the cost of an identity
-    check while they are the same objects): a State's history only grows and a scored round
-    is never changed, so the view is rebuilt exactly when a round is scored, or for another
-    game; a copied State (``copy.deepcopy``) or a replayed game shows the same values. Its
-    arrays are read-only and handed to every observation until the next round is scored.
-
-    Attributes:
-        records: the scored rounds, oldest first.
-        summaries: each round's :func:`~cluegym.envs.dixit.prompts.round_summary`, folded to
-            the charset.
-        rounds: :func:`~cluegym.envs.dixit.prompts.rounds_text` of the summaries.
-        storytellers, played, votes, points, clues: the ``history_*`` observation entries.
-        last_round: ``round_view`` of the last record (the infos' ``last_round``, None before
-            the first), shared by every seat's info: treat it as read-only.
-    """
-
-    __slots__ = ("records", "summaries", "rounds", "storytellers", "played", "votes", "points", "clues",
-                 "last_round")
-
-    def __init__(self, env: "DixitEnv", records: list[RoundRecord], previous: "_FinishedRounds | None") -> None:
-        cfg = env.game_config
-        n, r = cfg.num_players, cfg.num_rounds
-        self.records = list(records)
-        # What the previous view has of the first rounds is kept when they are the same (the
-        # view of the round before, in play): only the new rounds are added.
-        if previous is not None and records[: len(previous.records)] == previous.records:
-            start, summaries = len(previous.records), list(previous.summaries)
-            storytellers, played = previous.storytellers.copy(), previous.played.copy()
-            votes, points = previous.votes.copy(), previous.points.copy()
-        else:
-            start, summaries = 0, []
-            storytellers = np.full(r, -1, dtype=np.int64)
-            played = np.full((r, n), -1, dtype=np.int64)
-            votes = np.full((r, n), -1, dtype=np.int64)
-            points = np.full((r, n), -1, dtype=np.int64)
-        for i in range(start, len(records)):
-            record = records[i]
-            summaries.append(to_charset(round_summary(record, env.card_id)))
-            storytellers[i] = record.storyteller
-            played[i] = record.played
-            votes[i] = record.votes
-            points[i] = record.points
-        self.summaries = summaries
-        self.rounds = rounds_text(summaries)
-        self.storytellers, self.played = _read_only(storytellers), _read_only(played)
-        self.votes, self.points = _read_only(votes), _read_only(points)
-        self.clues = pad_texts([rec.clue for rec in records], r)
-        self.last_round = env.rules.round_view(records[-1]) if records else None
 
 
 class DixitEnv(ClueGameEnv):
@@ -281,14 +216,14 @@ class DixitEnv(ClueGameEnv):
             })
             for seat in self.possible_agents
         }
-        self._no_candidates = _read_only(np.zeros((cfg.num_players, *self.image_size, 3), dtype=np.uint8))
-        self._no_candidate_ids = _read_only(np.full(cfg.num_players, -1, dtype=np.int64))
+        self._no_candidates = read_only(np.zeros((cfg.num_players, *self.image_size, 3), dtype=np.uint8))
+        self._no_candidate_ids = read_only(np.full(cfg.num_players, -1, dtype=np.int64))
         # What observations reuse from step to step (each is checked against the State it is
         # read from, so a copied or replayed State is always shown right):
         # the rules text (fixed per env), folded to the charset as the whole prompt is;
         self._rules_text = to_charset(rules_prompt(cfg))
-        # the scored rounds (see _FinishedRounds);
-        self._finished: _FinishedRounds | None = None
+        # the scored rounds (see FinishedRounds);
+        self._finished: FinishedRounds | None = None
         # card indices -> (ids, images), read-only, for the hands and candidates now in play:
         # the same array objects while a hand does not change (the record digest hashes a
         # read-only array once), pruned to what is in play when a new one is built;
@@ -362,23 +297,23 @@ class DixitEnv(ClueGameEnv):
             live.add(tuple(state.candidates))
             for old in [k for k in self._card_arrays if k not in live]:
                 del self._card_arrays[old]
-            entry = (_read_only(np.array(key, dtype=np.int64)), _read_only(self._images(key)))
+            entry = (read_only(np.array(key, dtype=np.int64)), read_only(self._images(key)))
             self._card_arrays[key] = entry
         return entry
 
-    def _finished_rounds(self) -> _FinishedRounds:
+    def _finished_rounds(self) -> FinishedRounds:
         """The view of the current State's scored rounds (rebuilt once per round)."""
         history = self.state.history
         view = self._finished
         if view is None or history != view.records:
-            view = self._finished = _FinishedRounds(self, history, view)
+            view = self._finished = FinishedRounds(self, history, view)
         return view
 
     def _scores_view(self) -> tuple[tuple[int, ...], np.ndarray, str]:
         """``(scores, read-only array, folded prompt line)`` of the current scores."""
         key = tuple(self.state.scores)
         if self._scores is None or self._scores[0] != key:
-            self._scores = (key, _read_only(np.array(key, dtype=np.int64)), to_charset(scores_line(key)))
+            self._scores = (key, read_only(np.array(key, dtype=np.int64)), to_charset(scores_line(key)))
         return self._scores
 
     def _observe(self, agent: str) -> dict[str, Any]:
@@ -407,7 +342,7 @@ class DixitEnv(ClueGameEnv):
         # charset, and so is the request when its only free texts, the clue and the end
         # reason, are printable ASCII (captions come folded); it is folded otherwise.
         request_text = request(p, state, cfg, self.card_id, caption)
-        if not (_printable(state.clue) and _printable(state.end_reason or "")):
+        if not (printable(state.clue) and printable(state.end_reason or "")):
             request_text = to_charset(request_text)
         prompt = assemble_prompt(self._rules_text, p, scores_text, finished.rounds, request_text)
         obs: dict[str, Any] = {
