@@ -100,7 +100,10 @@ def test_ctrl_c_stops_the_run_keeps_finished_games_and_says_how_to_resume(tmp_pa
         command = [sys.executable, "-m", "cluegym.cli", "run", "decrypto", "--agent",
                    f"*=llm:backend=openai,base_url={server.base_url},model=fake", "--games", "40", "--concurrency", "2",
                    "--env", "max_turns=3", "--no-show", "--results", str(results)]
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Ctrl-C's default in the child: a shell runs background jobs with SIGINT ignored, and
+        # a child inherits that (Python then installs no KeyboardInterrupt handler).
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
             if results.exists() and results.read_bytes().count(b"\n") >= 1:
