@@ -28,23 +28,13 @@ import numpy as np
 from cluegym.agents.encoders.sentences import SentenceEncoder
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.dixit.rules import DixitConfig
-from cluegym.wrappers.featurizers import Featurizer
+from cluegym.wrappers.featurizers import Featurizer, standardize
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["ListenerFeatures", "potential", "seat_task", "listener_accuracy"]
 
 _PER_CARD = 6
 _CONTEXT = 2
-
-
-def _standardize(values: np.ndarray, among: np.ndarray) -> np.ndarray:
-    if among.sum() < 2:
-        return np.zeros_like(values)
-    pool = values[among]
-    spread = float(pool.std())
-    if spread < 1e-6:
-        return np.zeros_like(values)
-    return np.where(among, (values - pool.mean()) / (3.0 * spread), 0.0)
 
 
 class ListenerFeatures(Featurizer):
@@ -81,8 +71,9 @@ class ListenerFeatures(Featurizer):
                 own[int(observation["own_candidate"])] = True
             sentence = (self.sentences.matrix(captions) @ self.sentences.vector(clue)).astype(np.float32)
             word = (self.words.matrix(captions) @ self.words.vector(clue)).astype(np.float32)
-            per[:k] = np.stack([sentence, _standardize(sentence, legal), word, _standardize(word, legal),
-                                own.astype(np.float32), legal.astype(np.float32)], axis=1)
+            for column, value in enumerate((sentence, standardize(sentence, legal), word, standardize(word, legal),
+                                            own, legal)):
+                per[:k, column] = value
         context = np.array([float(observation["round"]) / self.num_rounds, k / self.n], dtype=np.float32)
         return np.concatenate([per.ravel(), context])
 

@@ -32,23 +32,13 @@ from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.core.text import tokens
 from cluegym.envs.undercover.rules import CIVILIAN, UndercoverConfig
-from cluegym.wrappers.featurizers import Featurizer
+from cluegym.wrappers.featurizers import Featurizer, standardize
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
 
 _PER_PLAYER = 11
 _CONTEXT = 4
-
-
-def _standardize(values: np.ndarray, among: np.ndarray) -> np.ndarray:
-    if among.sum() < 2:
-        return np.zeros_like(values)
-    pool = values[among]
-    spread = float(pool.std())
-    if spread < 1e-6:
-        return np.zeros_like(values)
-    return np.where(among, (values - pool.mean()) / (3.0 * spread), 0.0)
 
 
 def _unit(vec: np.ndarray) -> np.ndarray:
@@ -89,12 +79,12 @@ class VoterFeatures(Featurizer):
         voted_me = np.array([float((votes[:, p] == me).any()) for p in range(n)])
         per = np.stack([
             alive.astype(float), (np.arange(n) == me).astype(float),
-            fit_mean, _standardize(fit_mean, others), fit_last, _standardize(fit_last, others),
-            table, _standardize(table, others), np.minimum(received, 1.0), voted_me,
+            fit_mean, standardize(fit_mean, others), fit_last, standardize(fit_last, others),
+            table, standardize(table, others), np.minimum(received, 1.0), voted_me,
             np.full(n, float(len(vectors[me]) > 0)),
         ], axis=1)
         context = np.array([float(observation["round"]) / self.max_rounds, alive.mean(),
-                            table[me], _standardize(table, alive)[me]])
+                            table[me], standardize(table, alive)[me]])
         return np.concatenate([per.ravel(), context])
 
     def _table(self, observation: dict[str, Any], alive: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:

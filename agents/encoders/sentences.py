@@ -61,7 +61,7 @@ class SentenceEncoder:
             missing = [texts[i] for i in positions]
             return unit_rows(np.asarray(encode_sentences(missing), dtype=np.float32).reshape(len(missing), -1))
 
-        return np.stack(SENTENCE_CACHE.fetch(texts, encode))
+        return np.array(SENTENCE_CACHE.fetch(texts, encode))  # rows of one shape: np.stack, cheaper
 
     def similarity(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         """Cosine similarities, shape ``(len(a), len(b))``."""

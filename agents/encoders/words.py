@@ -119,7 +119,7 @@ class WordEncoder:
         """Stacked unit vectors, one row per text (shape ``(len(texts), dim)``)."""
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self.vector(t) for t in texts])
+        return np.array([self.vector(t) for t in texts])  # rows of one shape: np.stack, cheaper
 
     def similarity(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         """Cosine similarities, shape ``(len(a), len(b))``; 0 where either side is unknown."""
