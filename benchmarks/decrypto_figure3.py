@@ -139,16 +139,15 @@ def plot(table: dict[str, Any], out: Path, title: str) -> None:
     save_figure(fig, out)
 
 
-def parse_agents(items: list[str] | None) -> dict[str, str]:
-    """``["gpt=llm-cot:model=x", "glove"]`` -> ``{"gpt": "llm-cot:model=x", "glove": "glove"}``."""
+def parse_agents(items: list[str] | None, default: dict[str, str] | None = None) -> dict[str, str]:
+    """``["gpt=llm-cot:model=x", "glove"]`` -> ``{"gpt": "llm-cot:model=x", "glove": "glove"}``;
+    no items: ``default`` (this figure's embedding baselines when None)."""
     if not items:
-        return dict(DEFAULT_AGENTS)
+        return dict(DEFAULT_AGENTS if default is None else default)
     agents: dict[str, str] = {}
     for item in items:
         label, eq, spec = item.partition("=")
-        if eq and ":" in label:  # "glove:k=8" has its '=' inside the spec, not a label
-            label, spec = item, item
-        elif not eq:
+        if not eq or ":" in label:  # "glove:k=8" has its '=' inside the spec, not a label
             label, spec = item, item
         if not label.strip() or not spec.strip():
             raise SystemExit(f"--agent {item!r}: expected LABEL=SPEC or SPEC")

@@ -39,6 +39,7 @@ from tqdm import tqdm
 
 import cluegym
 from cluegym.agents import make_agent
+from cluegym.benchmarks.decrypto_figure3 import parse_agents
 from cluegym.envs.decrypto.rules import DecryptoState, TurnRecord
 
 #: role name -> (the seat replaced, the event it counts)
@@ -184,19 +185,6 @@ def format_table(table: dict[str, dict[str, tuple[float, float]]], role: str, re
     return "\n".join(lines)
 
 
-def parse_agents(items: list[str] | None) -> dict[str, str]:
-    """``["gpt=llm-cot:model=x", "glove"]`` -> ``{"gpt": "llm-cot:model=x", "glove": "glove"}``."""
-    agents: dict[str, str] = {}
-    for item in items or ["glove", "word2vec"]:
-        label, eq, spec = item.partition("=")
-        if not eq or ":" in label:  # "glove:assign=hungarian" has its '=' inside the spec
-            label, spec = item, item
-        if not label.strip() or not spec.strip():
-            raise SystemExit(f"--agent {item!r}: expected LABEL=SPEC or SPEC")
-        agents[label.strip()] = spec.strip()
-    return agents
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", required=True, help="a cluegym run --results JSONL of Decrypto games")
@@ -216,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         games = read_games(args.results)
     except (OSError, ValueError) as exc:
         parser.error(str(exc))
-    agents = parse_agents(args.agent)
+    agents = parse_agents(args.agent, default={"glove": "glove", "word2vec": "word2vec"})
     start = time.perf_counter()
     env = make_env(games, args.miscommunication_limit, args.interception_limit)
     table = run(games, args.role, agents, args.seeds, env, progress=not args.no_progress)
