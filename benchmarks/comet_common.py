@@ -18,8 +18,11 @@ Example:
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
+import time
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from tqdm.auto import tqdm
@@ -262,3 +265,20 @@ def run_cli(body: Callable[[], int]) -> int:
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def report(text: str, note: str, started: float, data: dict[str, Any], *, json_path: str | None,
+           plot: Callable[[dict[str, Any], Path], None] | None = None, out: str | None = None) -> int:
+    """The end of a driver's run: its table, ``note`` with the seconds since ``started``, the
+    figure (``plot(data, out)``) when it draws one, and ``data`` as JSON when ``json_path``
+    is set. Returns 0 (the driver's exit status)."""
+    print(text)
+    print(f"\n{note}; {time.perf_counter() - started:.0f} s")
+    if plot is not None and out is not None:
+        plot(data, Path(out))
+        print(f"figure written to {out}")
+    if json_path:
+        Path(json_path).write_text(json.dumps(data, indent=2))
+        if plot is None:
+            print(f"table written to {json_path}")
+    return 0

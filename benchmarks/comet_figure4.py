@@ -24,7 +24,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from cluegym.benchmarks.comet_common import (
-    add_endpoint_args, cell, endpoint_specs, own_pool, parse_methods, play_taboo, run_cli, with_endpoint,
+    add_endpoint_args, cell, endpoint_specs, own_pool, parse_methods, play_taboo, report, run_cli, with_endpoint,
 )
 from cluegym.benchmarks.plotting import pyplot, save_figure
 
@@ -178,13 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("--opponent is one LABEL=SPEC")
         start = time.perf_counter()
         figure = run(methods, next(iter(opponents.items())), args)
-        print(format_table(figure))
-        print(f"\n{args.games} games per match; {time.perf_counter() - start:.0f} s")
-        plot(figure, Path(args.out))
-        print(f"figure written to {args.out}")
-        if args.json:
-            Path(args.json).write_text(json.dumps(figure, indent=2))
-        return 0
+        return report(format_table(figure), f"{args.games} games per match", start, figure, json_path=args.json,
+                      plot=plot, out=args.out)
 
     return run_cli(body)
 

@@ -27,7 +27,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from pathlib import Path
@@ -38,7 +37,7 @@ from tqdm.auto import tqdm
 from cluegym.agents.llm.comet import ExperiencePool
 from cluegym.benchmarks.comet_common import (
     add_endpoint_args, add_schedule_args, cell, endpoint_specs, metaphor_success, parse_methods, play_both_roles,
-    play_undercover, run_cli, schedule_kwargs, with_endpoint,
+    play_undercover, report, run_cli, schedule_kwargs, with_endpoint,
 )
 from cluegym.benchmarks.plotting import pyplot, save_figure
 from cluegym.envs.undercover.metrics import method_metrics
@@ -218,14 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="comet_figure6_") as scratch:
             pool_path = Path(args.pool) if args.pool else Path(scratch) / "pool.jsonl"
             figure = run(args, pool_path.resolve())
-        print(format_table(figure))
-        print(f"\n{figure['games_per_match']} games per match and role ({args.pairs} pairs x {args.episodes}); "
-              f"{time.perf_counter() - start:.0f} s")
-        plot(figure, Path(args.out))
-        print(f"figure written to {args.out}")
-        if args.json:
-            Path(args.json).write_text(json.dumps(figure, indent=2))
-        return 0
+        return report(format_table(figure), f"{figure['games_per_match']} games per match and role "
+                      f"({args.pairs} pairs x {args.episodes})", start, figure, json_path=args.json,
+                      plot=plot, out=args.out)
 
     return run_cli(body)
 

@@ -22,16 +22,14 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
 from cluegym.benchmarks.comet_common import (
     add_endpoint_args, add_schedule_args, cell, endpoint_specs, parse_labels, parse_methods, play_both_roles,
-    run_cli, schedule_kwargs,
+    report, run_cli, schedule_kwargs,
 )
 from cluegym.envs.undercover.metrics import METRIC_NAMES, method_metrics
 
@@ -110,13 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         methods = parse_methods(args.methods)
         start = time.perf_counter()
         table = run(methods, args.baselines.split(";"), args)
-        print(format_table(table))
-        print(f"\n{table['games_per_match']} games per match ({args.pairs} pairs x {args.episodes}); "
-              f"{time.perf_counter() - start:.0f} s")
-        if args.json:
-            Path(args.json).write_text(json.dumps(table, indent=2))
-            print(f"table written to {args.json}")
-        return 0
+        return report(format_table(table), f"{table['games_per_match']} games per match ({args.pairs} pairs x "
+                      f"{args.episodes})", start, table, json_path=args.json)
 
     return run_cli(body)
 

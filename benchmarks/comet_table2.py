@@ -24,17 +24,15 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import time
-from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
 from cluegym.agents.llm.comet import MODULES
 from cluegym.benchmarks.comet_common import (
-    add_endpoint_args, add_schedule_args, cell, endpoint_specs, parse_methods, play_both_roles, run_cli,
+    add_endpoint_args, add_schedule_args, cell, endpoint_specs, parse_methods, play_both_roles, report, run_cli,
     schedule_kwargs,
 )
 from cluegym.envs.undercover.metrics import method_metrics
@@ -135,13 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         baseline = next(iter(opponents.items()))
         start = time.perf_counter()
         table = run(variants, baseline, args)
-        print(format_table(table))
-        print(f"\n{table['games_per_match']} games per role ({args.pairs} pairs x {args.episodes}); "
-              f"{time.perf_counter() - start:.0f} s")
-        if args.json:
-            Path(args.json).write_text(json.dumps(table, indent=2))
-            print(f"table written to {args.json}")
-        return 0
+        return report(format_table(table), f"{table['games_per_match']} games per role ({args.pairs} pairs x "
+                      f"{args.episodes})", start, table, json_path=args.json)
 
     return run_cli(body)
 
