@@ -43,7 +43,6 @@ MAX_NODES = 10_000
 #: Most characters (text and bytes) in a faithfully recorded action.
 MAX_CHARS = 100_000
 _SCALAR_TYPES = (bool, int, float, complex, str, bytes)
-_PLAIN_LEAVES = frozenset({str, bool, int, type(None)})
 _SMALL_INT = 2**1000
 _ARRAY_KINDS = "biufcUS"
 
@@ -111,21 +110,20 @@ class _NotFlat(Exception):
     """The value is not one of the shapes :func:`_flat_plain` copies."""
 
 
-def _leaf(value: Any) -> Any:
-    """A text, None, bool, small int or finite float as it is; a list/tuple of those as a list."""
+def _is_plain_scalar(value: Any) -> bool:
+    """Whether ``value`` is its own JSON form: a text, None, a bool, an int far inside the
+    int-to-text limit or a finite float."""
     kind = type(value)
-    if kind is str or value is None or kind is bool:
+    return (kind is str or value is None or kind is bool or (kind is int and -_SMALL_INT < value < _SMALL_INT)
+            or (kind is float and math.isfinite(value)))
+
+
+def _leaf(value: Any) -> Any:
+    """A plain scalar as it is; a list or tuple of them as a list; else :class:`_NotFlat`."""
+    if _is_plain_scalar(value):
         return value
-    if (kind is int and -_SMALL_INT < value < _SMALL_INT) or (kind is float and math.isfinite(value)):
-        return value
-    if kind is list or kind is tuple:
-        items = list(value)
-        for item in items:
-            kind = type(item)
-            if not (kind is str or item is None or kind is bool
-                    or (kind is int and -_SMALL_INT < item < _SMALL_INT)):
-                raise _NotFlat
-        return items
+    if (type(value) is list or type(value) is tuple) and all(_is_plain_scalar(item) for item in value):
+        return list(value)
     raise _NotFlat
 
 
@@ -134,12 +132,10 @@ def _flat_plain(value: list | dict) -> Any:
     text keys and lists of them, holding plain leaves (see :func:`_leaf`). Raises
     :class:`_NotFlat` for anything else, which :func:`_plain` then converts."""
     if type(value) is dict:
-        return {k if type(k) is str and k else _raise_not_flat(): _leaf(v) for k, v in value.items()}
+        if not all(type(key) is str for key in value):
+            raise _NotFlat
+        return {key: _leaf(item) for key, item in value.items()}
     return [_flat_plain(item) if type(item) is dict else _leaf(item) for item in value]
-
-
-def _raise_not_flat() -> str:
-    raise _NotFlat
 
 
 def _plain(value: Any, depth: int, path: set[int]) -> Any:  # noqa: PLR0911, PLR0912
@@ -168,15 +164,10 @@ def _plain(value: Any, depth: int, path: set[int]) -> Any:  # noqa: PLR0911, PLR
         return "<cycle>"
     path.add(id(value))
     try:
-        # Texts, None, booleans and ints are kept as they are without a call (most of a record).
         if isinstance(value, dict):
-            return {k if type(k) is str else _key_text(k):
-                    v if type(v) in _PLAIN_LEAVES and (type(v) is not int or -_SMALL_INT < v < _SMALL_INT)
-                    else _plain(v, depth + 1, path)
-                    for k, v in dict.items(value)}
+            return {_key_text(k): _plain(v, depth + 1, path) for k, v in dict.items(value)}
         if isinstance(value, (list, tuple)):
-            return [v if type(v) in _PLAIN_LEAVES and (type(v) is not int or -_SMALL_INT < v < _SMALL_INT)
-                    else _plain(v, depth + 1, path) for v in value]
+            return [_plain(v, depth + 1, path) for v in value]
         if isinstance(value, (set, frozenset)):
             items = [_plain(v, depth + 1, path) for v in value]
             return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
@@ -219,12 +210,10 @@ def encode_action(action: Any, *, top_tuple: bool = False) -> tuple[Any, bool]:
         return action, True
     if kind is int:
         return _int_or_tag(action), True
-    if kind is dict and all(type(k) is str and k[:1] != "$" and (type(v) is str or type(v) is int or v is None)
-                            for k, v in action.items()):
-        # A Dict action of texts and choices (most of them): itself, if it fits the budgets.
-        if sum(len(v) for v in action.values() if type(v) is str) <= MAX_CHARS and all(
-                type(v) is not int or -_SMALL_INT < v < _SMALL_INT for v in action.values()):
-            return dict(action), True
+    if (kind is dict and len(action) < MAX_NODES
+            and all(type(k) is str and k[:1] != "$" and _is_plain_scalar(v) for k, v in action.items())
+            and sum(len(v) for v in action.values() if type(v) is str) <= MAX_CHARS):
+        return dict(action), True  # a Dict action of texts and choices (most of them): itself
     budget = [MAX_NODES, MAX_CHARS]
     try:
         if top_tuple and type(action) is tuple:
@@ -381,8 +370,8 @@ def digest(observation: Any) -> str:
 
 
 def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one dispatch on the type
-    # Dict entries that are texts or small arrays are handled in the dict's loop, without a
-    # call per entry (most of an observation).
+    # A dict's texts, arrays and ints are fed in its loop, without a call of _feed per entry
+    # (most of an observation).
     kind = type(value)
     if kind is dict:
         for key in sorted(value):
@@ -392,8 +381,7 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
             if kind is str:
                 parts.append(b"s" + item.encode() + b"\0")
             elif kind is np.ndarray:
-                parts.append(_array_head(item) + item.tobytes() if item.nbytes <= _INLINE_ARRAY_BYTES
-                             else array_digest(item))
+                parts.append(_array_part(item))
             elif kind is int:
                 parts.append(repr(item).encode())
             else:
@@ -401,10 +389,7 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
     elif kind is str:
         parts.append(b"s" + value.encode() + b"\0")
     elif kind is np.ndarray:
-        if value.nbytes <= _INLINE_ARRAY_BYTES:  # masks, indices, scores: their bytes as they are
-            parts.append(_array_head(value) + value.tobytes())
-        else:  # images: their own hash, cached for immutable ones
-            parts.append(array_digest(value))
+        parts.append(_array_part(value))
     elif kind is tuple or kind is list:
         # The common cases, a tuple of texts or of tuples of texts, in one encode (the same
         # bytes as item by item).
@@ -462,6 +447,14 @@ def _immutable(array: np.ndarray) -> bool:
 #: hash (cached for an immutable array, see :func:`array_digest`).
 _INLINE_ARRAY_BYTES = 256
 _ARRAY_HEADS: dict[tuple[np.dtype, tuple[int, ...]], bytes] = {}
+
+
+def _array_part(array: np.ndarray) -> bytes:
+    """What :func:`digest` feeds of an array: a small one's dtype, shape and bytes (masks,
+    indices, scores), a larger one's own hash (images; cached for immutable ones)."""
+    if array.nbytes <= _INLINE_ARRAY_BYTES:
+        return _array_head(array) + array.tobytes()
+    return array_digest(array)
 
 
 def _array_head(array: np.ndarray) -> bytes:
