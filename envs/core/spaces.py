@@ -87,11 +87,8 @@ def clean_action_text(space: gymnasium.Space, action: Any, bare_key: str | None 
     return _clean(space, action, "the text")
 
 
-_Discrete, _Text = gymnasium.spaces.Discrete, gymnasium.spaces.Text
-
-
 def _clean(space: gymnasium.Space, value: Any, label: str) -> tuple[Any, str | None]:
-    if type(space) is _Discrete:  # most entries: nothing to clean
+    if isinstance(space, gymnasium.spaces.Discrete):  # most entries: nothing to clean
         return value, None
     if isinstance(space, gymnasium.spaces.Text):
         if not isinstance(value, str):
@@ -106,7 +103,7 @@ def _clean(space: gymnasium.Space, value: Any, label: str) -> tuple[Any, str | N
     if isinstance(space, gymnasium.spaces.Dict) and isinstance(value, Mapping):
         out = dict(value.items())
         for key, entry in space.spaces.items():
-            if key in out and type(entry) is not _Discrete:
+            if key in out and not isinstance(entry, gymnasium.spaces.Discrete):
                 child = f"the {key}" if label == "the text" else f"the {key} of {label}"
                 out[key], error = _clean(entry, out[key], child)
                 if error is not None:
@@ -191,12 +188,11 @@ def action_mask_value(space: gymnasium.Space, legal: Any, acting: bool) -> Any:
             space (``(max_length, all ones)``), else nothing (``(min_length, all zeros)``,
             which Gymnasium samples as ``""``).
     """
-    kind = type(space)
-    if kind is _Discrete or (kind is not _Text and isinstance(space, gymnasium.spaces.Discrete)):
+    if isinstance(space, gymnasium.spaces.Discrete):
         if not acting or legal is None:
             return np.zeros(int(space.n), dtype=np.int8)
-        return legal if type(legal) is np.ndarray and legal.dtype == np.int8 else np.asarray(legal, dtype=np.int8)
-    if kind is _Text or isinstance(space, gymnasium.spaces.Text):
+        return np.asarray(legal, dtype=np.int8)  # the rules' own array when it is int8 already
+    if isinstance(space, gymnasium.spaces.Text):
         size = len(space.character_set)
         if acting:
             return (space.max_length, _charset_mask(size, 1))
