@@ -102,9 +102,15 @@ def measure(game: str, seconds: float, clock: Callable[[], float] = time.perf_co
             process's CPU time: figures that hold on a machine busy with other work).
         **env_kwargs: options for ``cluegym.make``, e.g. ``record_observations=False``.
     """
+    return _timed(_warm_player(game, **env_kwargs), seconds, clock)
+
+
+def _warm_player(game: str, **env_kwargs: Any) -> Callable[[int, int], int]:
+    """``play(seed, step0)`` of one env of ``game``, after a warm-up game (lazy imports and
+    caches are not throughput)."""
     env = cluegym.make(game, **env_kwargs)
-    play_game(env, seed=-1 % 2**31, step0=0)  # warm-up: lazy imports and caches are not throughput
-    return _timed(lambda seed, step0: play_game(env, seed, step0), seconds, clock)
+    play_game(env, seed=-1 % 2**31, step0=0)
+    return lambda seed, step0: play_game(env, seed, step0)
 
 
 @dataclass
@@ -125,10 +131,10 @@ class Row:
         """Issue 15's floor for this row, in steps/s (None for a peer or without the reference)."""
         if self.digests is None:
             return None
-        factor = 1.0 if self.digests else FLOOR_RATIO_NO_DIGESTS / FLOOR_RATIO_DIGESTS
+        ratio = FLOOR_RATIO_DIGESTS if self.digests else FLOOR_RATIO_NO_DIGESTS
         if self.name == "dixit":  # its own floor ("Dixit 10x"), not TextArena's
-            return DIXIT_FLOOR_STEPS_S * factor
-        return None if reference is None else reference * FLOOR_RATIO_DIGESTS * factor
+            return DIXIT_FLOOR_STEPS_S * ratio / FLOOR_RATIO_DIGESTS
+        return None if reference is None else reference * ratio
 
 
 #: Issue 15's floors: ratio to TextArena Taboo-v0 with and without record digests; Dixit
@@ -139,17 +145,12 @@ FLOOR_RATIO_NO_DIGESTS = 1.5
 DIXIT_FLOOR_STEPS_S = 10_000.0
 
 
-def _game_row(game: str, digests: bool) -> Row:
-    env = cluegym.make(game, record_observations=digests)
-    play_game(env, seed=-1 % 2**31, step0=0)  # warm-up
-    return Row(game, digests, lambda seed, step0: play_game(env, seed, step0))
-
-
 def run(games: list[str], seconds: float, rounds: int, peers: list[Any], clock: Callable[[], float],
         progress: bool = True) -> list[Row]:
     """Measure every row ``rounds`` times, interleaved; return the rows with their samples."""
     rows = [Row(peer.name, None, lambda seed, step0, peer=peer: peer.play_game(seed)) for peer in peers]
-    rows += [_game_row(game, digests) for game in games for digests in (True, False)]
+    rows += [Row(game, digests, _warm_player(game, record_observations=digests))
+             for game in games for digests in (True, False)]
     bar = tqdm(total=rounds * len(rows), desc="throughput", unit="row", disable=not progress, leave=False)
     for _ in range(rounds):
         for row in rows:
