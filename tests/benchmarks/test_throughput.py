@@ -40,3 +40,13 @@ def test_dixit_floor_without_peers_and_bad_arguments(capsys):
         with pytest.raises(SystemExit):
             throughput.main(argv)
     assert "unknown game" in capsys.readouterr().err
+
+
+def test_profile_env_profiles_the_env_it_names(capsys):
+    from cluegym.benchmarks import profile_env
+
+    text = profile_env.profile("taboo", games=5, top=8, sort="tottime", record_observations=True)
+    assert text.startswith("taboo: 5 games, ") and "function calls" in text and "record.py" in text
+    assert profile_env.main(["decrypto", "--games", "2", "--top", "5", "--no-digests", "--cumulative"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("decrypto: 2 games, ") and "Ordered by: cumulative time" in out
