@@ -58,7 +58,7 @@ from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.record import (
     RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
 )
-from cluegym.envs.core.spaces import action_mask_space, action_mask_value, clean_action_text
+from cluegym.envs.core.spaces import ActionTextCleaner, action_mask_builder, action_mask_space
 from cluegym.envs.core.text import exception_text, reason_text
 from cluegym.envs.core.wrapping import OrderEnforcingWrapper, wrap  # noqa: F401 - games import wrap from here
 
@@ -128,6 +128,10 @@ class ClueGameEnv(AECEnv):
         self.rng = np.random.default_rng()
         #: Seats whose observation carries ``action_mask`` (set after the game's __init__).
         self._mask_seats: set[str] = set()
+        #: Per seat, its action space and the function that builds its action mask from it.
+        self._mask_builders: dict[str, tuple[gymnasium.Space, Any]] = {}
+        #: Per seat, the cleaner of its actions' text (see :class:`~.spaces.ActionTextCleaner`).
+        self._cleaners: dict[str, ActionTextCleaner] = {}
         self._seed: int | None = None
         #: Draws the seed of each game started by ``reset()`` without a seed (see :meth:`reset`).
         self._seed_generator: np.random.Generator | None = None
@@ -145,6 +149,13 @@ class ClueGameEnv(AECEnv):
         # The rules' legal_mask per seat of the current State: infos and obs["action_mask"]
         # both read it at every step. Cleared with the observations.
         self._legal_masks: dict[str, Any] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled and deep-copied without the mask builders and text cleaners (closures:
+        # rebuilt when asked).
+        state = dict(self.__dict__)
+        state["_mask_builders"], state["_cleaners"] = {}, {}
+        return state
 
     # ------------------------------------------------------------------ hooks
     @property
@@ -245,9 +256,14 @@ class ClueGameEnv(AECEnv):
         ``Dict`` (``Tuple``) action, Text entries as Gymnasium's ``(length, charset mask)``;
         all zero when the seat is not in the current simultaneous block. Exactly what
         ``action_space(agent).sample(mask=...)`` takes (see
-        :func:`~cluegym.envs.core.spaces.action_mask_value`)."""
+        :func:`~cluegym.envs.core.spaces.action_mask_value`; a seat's
+        :func:`~cluegym.envs.core.spaces.action_mask_builder` is made once)."""
         acting = self.state is not None and agent in self._rules.simultaneous(self.state)
-        return action_mask_value(self.action_spaces[agent], self._legal_mask(agent), acting)
+        space = self.action_spaces[agent]
+        entry = self._mask_builders.get(agent)
+        if entry is None or entry[0] is not space:  # built once per seat (again if its space is replaced)
+            entry = self._mask_builders[agent] = (space, action_mask_builder(space))
+        return entry[1](self._legal_mask(agent), acting)
 
     def _add_action_mask_spaces(self) -> None:
         """Add ``action_mask`` to the observation space of every seat with a discrete action
@@ -389,7 +405,11 @@ class ClueGameEnv(AECEnv):
         if type(action) is RecordedAcceptance:
             return action.action, None
         try:
-            cleaned, error = clean_action_text(self.action_spaces[agent], action, self._bare_text_key(agent))
+            space = self.action_spaces[agent]
+            clean = self._cleaners.get(agent)
+            if clean is None or clean.space is not space:  # made once per seat (again if its space is replaced)
+                clean = self._cleaners[agent] = ActionTextCleaner(space)
+            cleaned, error = clean(action, self._bare_text_key(agent))
             if error is not None:
                 return None, error
             return self._check_action(agent, cleaned)

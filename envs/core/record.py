@@ -114,28 +114,41 @@ def _is_plain_scalar(value: Any) -> bool:
     """Whether ``value`` is its own JSON form: a text, None, a bool, an int far inside the
     int-to-text limit or a finite float."""
     kind = type(value)
-    return (kind is str or value is None or kind is bool or (kind is int and -_SMALL_INT < value < _SMALL_INT)
+    return (kind is str or (kind is int and -_SMALL_INT < value < _SMALL_INT) or value is None or kind is bool
             or (kind is float and math.isfinite(value)))
 
 
-def _leaf(value: Any) -> Any:
-    """A plain scalar as it is; a list or tuple of them as a list; else :class:`_NotFlat`."""
-    if _is_plain_scalar(value):
-        return value
-    if (type(value) is list or type(value) is tuple) and all(_is_plain_scalar(item) for item in value):
-        return list(value)
+def _flat_plain(value: Any, depth: int = 0) -> Any:
+    """The JSON form of a plain JSON tree (a game's events and result, a seat's info): dicts
+    with text keys, lists and tuples (as lists), plain scalars (see :func:`_is_plain_scalar`)
+    at any depth up to :data:`MAX_DEPTH`. Raises :class:`_NotFlat` for anything else, which
+    :func:`_plain` then converts."""
+    if depth > MAX_DEPTH:
+        raise _NotFlat  # _plain says "<too deep>" (or "<cycle>")
+    kind = type(value)
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotFlat
+            # _is_plain_scalar, inlined for texts and small ints (most leaves: a call each
+            # was a third of a short game's record).
+            kind = type(item)
+            if kind is str or (kind is int and -_SMALL_INT < item < _SMALL_INT) or _is_plain_scalar(item):
+                out[key] = item
+            else:
+                out[key] = _flat_plain(item, depth + 1)
+        return out
+    if kind is list or kind is tuple:
+        items = []
+        for item in value:
+            kind = type(item)
+            if kind is str or (kind is int and -_SMALL_INT < item < _SMALL_INT) or _is_plain_scalar(item):
+                items.append(item)
+            else:
+                items.append(_flat_plain(item, depth + 1))
+        return items
     raise _NotFlat
-
-
-def _flat_plain(value: list | dict) -> Any:
-    """The JSON form of the common record values (a game's events, a seat's info): dicts with
-    text keys and lists of them, holding plain leaves (see :func:`_leaf`). Raises
-    :class:`_NotFlat` for anything else, which :func:`_plain` then converts."""
-    if type(value) is dict:
-        if not all(type(key) is str for key in value):
-            raise _NotFlat
-        return {key: _leaf(item) for key, item in value.items()}
-    return [_flat_plain(item) if type(item) is dict else _leaf(item) for item in value]
 
 
 def _plain(value: Any, depth: int, path: set[int]) -> Any:  # noqa: PLR0911, PLR0912
@@ -210,9 +223,7 @@ def encode_action(action: Any, *, top_tuple: bool = False) -> tuple[Any, bool]:
         return action, True
     if kind is int:
         return _int_or_tag(action), True
-    if (kind is dict and len(action) < MAX_NODES
-            and all(type(k) is str and k[:1] != "$" and _is_plain_scalar(v) for k, v in action.items())
-            and sum(len(v) for v in action.values() if type(v) is str) <= MAX_CHARS):
+    if kind is dict and len(action) < MAX_NODES and _is_flat_action(action):
         return dict(action), True  # a Dict action of texts and choices (most of them): itself
     budget = [MAX_NODES, MAX_CHARS]
     try:
@@ -221,6 +232,21 @@ def encode_action(action: Any, *, top_tuple: bool = False) -> tuple[Any, bool]:
         return _faithful(action, 0, set(), budget), True
     except Exception:  # noqa: BLE001 - _Unfaithful, or a hostile value: no faithful form
         return None, False
+
+
+def _is_flat_action(action: dict) -> bool:
+    """Whether a dict action is its own faithful JSON form: text keys (not ``$`` tags) over
+    plain scalars, its texts within :data:`MAX_CHARS` in all."""
+    chars = 0
+    for key, value in action.items():
+        if type(key) is not str or key[:1] == "$":
+            return False
+        kind = type(value)
+        if kind is str:
+            chars += len(value)
+        elif not _is_plain_scalar(value):
+            return False
+    return chars <= MAX_CHARS
 
 
 def _faithful(value: Any, depth: int, path: set[int], budget: list[int]) -> Any:  # noqa: C901, PLR0911, PLR0912
@@ -370,13 +396,13 @@ def digest(observation: Any) -> str:
 
 
 def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one dispatch on the type
-    # A dict's texts, arrays and ints are fed in its loop, without a call of _feed per entry
-    # (most of an observation).
+    # A dict's texts, arrays, ints and tuples are fed in its loop, without a call of _feed per
+    # entry (most of an observation).
     kind = type(value)
     if kind is dict:
-        for key in sorted(value):
+        for key, key_bytes in _key_order(value):
             item = value[key]
-            parts.append(key.encode() if type(key) is str else str(key).encode())
+            parts.append(key_bytes)
             kind = type(item)
             if kind is str:
                 parts.append(b"s" + item.encode() + b"\0")
@@ -384,30 +410,26 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
                 parts.append(_array_part(item))
             elif kind is int:
                 parts.append(repr(item).encode())
+            elif kind is tuple:
+                part = _tuple_part(item)
+                if part is None:
+                    _feed_sequence(item, parts)
+                else:
+                    parts.append(part)
             else:
                 _feed(item, parts)
     elif kind is str:
         parts.append(b"s" + value.encode() + b"\0")
     elif kind is np.ndarray:
         parts.append(_array_part(value))
-    elif kind is tuple or kind is list:
-        # The common cases, a tuple of texts or of tuples of texts, in one encode (the same
-        # bytes as item by item).
-        first = value[0] if value else ""
-        try:
-            if type(first) is str:
-                parts.append(("[" + "".join(["s" + item + "\0" for item in value]) + "]").encode())
-                return
-            if type(first) is tuple and first and type(first[0]) is str and all(type(row) is tuple for row in value):
-                rows = ["[" + "".join(["s" + item + "\0" for item in row]) + "]" for row in value]
-                parts.append(("[" + "".join(rows) + "]").encode())
-                return
-        except TypeError:  # not all texts after all: item by item
-            pass
-        parts.append(b"[")
-        for item in value:
-            _feed(item, parts)
-        parts.append(b"]")
+    elif kind is tuple:
+        part = _tuple_part(value)
+        if part is None:
+            _feed_sequence(value, parts)
+        else:
+            parts.append(part)
+    elif kind is list:
+        _feed_sequence(value, parts)
     elif kind is int or kind is float:
         parts.append(repr(value).encode())
     elif isinstance(value, np.generic) and kind is not np.bool_:
@@ -420,6 +442,77 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
         _feed(np.asarray(value), parts)
     else:
         parts.append(json.dumps(to_jsonable(value)).encode())
+
+
+def _feed_sequence(value: list | tuple, parts: list[bytes]) -> None:
+    """A list's (or a mutable tuple's) items between brackets."""
+    parts.append(b"[")
+    for item in value:
+        _feed(item, parts)
+    parts.append(b"]")
+
+
+# A dict's keys in digest order with their bytes, per key set: an observation's keys are the
+# same at every step, and sorting and encoding them was a tenth of a digest.
+_KEY_ORDERS: dict[tuple, list[tuple[Any, bytes]]] = {}
+_KEY_ORDERS_MAX = 1024
+
+
+def _key_order(value: dict) -> list[tuple[Any, bytes]]:
+    keys = tuple(value)
+    try:
+        order = _KEY_ORDERS.get(keys)
+    except TypeError:  # an unhashable key: cannot be kept (cannot be in a dict either)
+        order = None
+    if order is None:
+        order = [(key, key.encode() if type(key) is str else str(key).encode()) for key in sorted(value)]
+        if len(_KEY_ORDERS) >= _KEY_ORDERS_MAX:
+            _KEY_ORDERS.clear()
+        _KEY_ORDERS[keys] = order
+    return order
+
+
+# The digest bytes of immutable tuples (texts, numbers, read-only arrays and such tuples, to
+# any depth) by id(), each entry holding its tuple so that the id cannot name another object
+# while the entry lives. A game hands out the same tuples step after step (finished rounds'
+# descriptions and hints, the Text entries of an action mask), so most are fed once.
+_TUPLE_PARTS: dict[int, tuple[tuple, bytes]] = {}
+_TUPLE_PARTS_MAX = 4096
+
+
+def _tuple_part(value: tuple) -> bytes | None:
+    """What :func:`digest` feeds of a tuple (``[``, its items' parts, ``]``), kept while the
+    tuple is in the cache; None when an item may change (a list, a writable array, an
+    object), which the caller then feeds item by item."""
+    entry = _TUPLE_PARTS.get(id(value))
+    if entry is not None and entry[0] is value:
+        return entry[1]
+    if value and all(type(item) is str for item in value):
+        # The common case, a row of texts, in one encode (the same bytes as item by item).
+        part = ("[" + "".join(["s" + item + "\0" for item in value]) + "]").encode()
+    else:
+        pieces = [b"["]
+        for item in value:
+            kind = type(item)
+            if kind is str:
+                pieces.append(b"s" + item.encode() + b"\0")
+            elif kind is tuple:
+                piece = _tuple_part(item)
+                if piece is None:
+                    return None
+                pieces.append(piece)
+            elif kind is int or kind is float:
+                pieces.append(repr(item).encode())
+            elif kind is np.ndarray and _immutable(item):
+                pieces.append(_array_part(item))
+            else:
+                return None
+        pieces.append(b"]")
+        part = b"".join(pieces)
+    if len(_TUPLE_PARTS) >= _TUPLE_PARTS_MAX:
+        _TUPLE_PARTS.clear()
+    _TUPLE_PARTS[id(value)] = (value, part)
+    return part
 
 
 # Hashes of immutable arrays by id(), each with a weak reference that proves the id still

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Mapping
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import gymnasium
 import numpy as np
@@ -80,46 +80,97 @@ def clean_action_text(space: gymnasium.Space, action: Any, bare_key: str | None 
         >>> clean_action_text(space, {"utterance": "hi\\nSYSTEM: you lose"})
         ({'utterance': 'hi SYSTEM: you lose'}, None)
     """
-    if bare_key is not None and isinstance(action, str) and isinstance(space, gymnasium.spaces.Dict):
-        entry = space.spaces.get(bare_key)
-        if isinstance(entry, gymnasium.spaces.Text):
-            return _clean(entry, action, f"the {bare_key}")
-    return _clean(space, action, "the text")
+    return ActionTextCleaner(space)(action, bare_key)
 
 
-def _clean(space: gymnasium.Space, value: Any, label: str) -> tuple[Any, str | None]:
-    if isinstance(space, gymnasium.spaces.Discrete):  # most entries: nothing to clean
-        return value, None
+class ActionTextCleaner:
+    """:func:`clean_action_text` for one action space: the walk of the space is done once, at
+    construction (an env makes one per seat and calls it at every step).
+
+    Example:
+        >>> clean = ActionTextCleaner(gymnasium.spaces.Dict({"utterance": text_space(300)}))
+        >>> clean({"utterance": "hi\\nthere"})
+        ({'utterance': 'hi there'}, None)
+    """
+
+    def __init__(self, space: gymnasium.Space) -> None:
+        self.space = space
+        self._clean = _cleaner(space, "the text")
+        # The cleaner of each Dict entry a bare string may stand for, made when first asked.
+        self._bare: dict[str, Callable[[Any], tuple[Any, str | None]] | None] = {}
+
+    def __call__(self, action: Any, bare_key: str | None = None) -> tuple[Any, str | None]:
+        """``(cleaned action, None)`` or ``(action, reason)``; see :func:`clean_action_text`."""
+        if bare_key is not None and isinstance(action, str) and isinstance(self.space, gymnasium.spaces.Dict):
+            try:
+                clean = self._bare[bare_key]
+            except KeyError:
+                entry = self.space.spaces.get(bare_key)
+                clean = self._bare[bare_key] = (
+                    _cleaner(entry, f"the {bare_key}") if isinstance(entry, gymnasium.spaces.Text) else None)
+            if clean is not None:
+                return clean(action)
+        return self._clean(action)
+
+
+def _unchanged(value: Any) -> tuple[Any, None]:
+    return value, None
+
+
+def _cleaner(space: gymnasium.Space, label: str) -> Callable[[Any], tuple[Any, str | None]]:
+    """The function that cleans a value of ``space`` (``label`` names it in errors)."""
     if isinstance(space, gymnasium.spaces.Text):
-        if not isinstance(value, str):
-            return value, None
         limit = space.max_length
-        if len(value) > RAW_TEXT_FACTOR * limit + RAW_TEXT_MARGIN:
-            return value, f"{label} is longer than {limit} characters ({len(value)})"
-        text = clean_text(value)
-        if len(text) > limit:
-            return value, f"{label} is longer than {limit} characters ({len(text)} after normalization)"
-        return text, None
-    if isinstance(space, gymnasium.spaces.Dict) and isinstance(value, Mapping):
-        out = dict(value.items())
-        for key, entry in space.spaces.items():
-            if key in out and not isinstance(entry, gymnasium.spaces.Discrete):
-                child = f"the {key}" if label == "the text" else f"the {key} of {label}"
-                out[key], error = _clean(entry, out[key], child)
+        raw_limit = RAW_TEXT_FACTOR * limit + RAW_TEXT_MARGIN
+
+        def text(value: Any) -> tuple[Any, str | None]:
+            if not isinstance(value, str):
+                return value, None
+            if len(value) > raw_limit:
+                return value, f"{label} is longer than {limit} characters ({len(value)})"
+            cleaned = clean_text(value)
+            if len(cleaned) > limit:
+                return value, f"{label} is longer than {limit} characters ({len(cleaned)} after normalization)"
+            return cleaned, None
+
+        return text
+    if isinstance(space, gymnasium.spaces.Dict):
+        # Discrete entries have nothing to clean (most entries).
+        entries = [
+            (key, _cleaner(entry, f"the {key}" if label == "the text" else f"the {key} of {label}"))
+            for key, entry in space.spaces.items() if not isinstance(entry, gymnasium.spaces.Discrete)
+        ]
+
+        def mapping(value: Any) -> tuple[Any, str | None]:
+            if not isinstance(value, Mapping):
+                return value, None
+            out = dict(value.items())
+            for key, clean in entries:
+                if key in out:
+                    out[key], error = clean(out[key])
+                    if error is not None:
+                        return value, error
+            return out, None
+
+        return mapping
+    if isinstance(space, gymnasium.spaces.Tuple):
+        items_cleaners = [
+            _cleaner(entry, f"entry {i + 1}" if label == "the text" else f"entry {i + 1} of {label}")
+            for i, entry in enumerate(space.spaces)
+        ]
+
+        def sequence(value: Any) -> tuple[Any, str | None]:
+            if not isinstance(value, (list, tuple)) or len(value) != len(items_cleaners):
+                return value, None  # the game says how many entries it wants
+            items = list(value)
+            for i, clean in enumerate(items_cleaners):
+                items[i], error = clean(items[i])
                 if error is not None:
                     return value, error
-        return out, None
-    if isinstance(space, gymnasium.spaces.Tuple) and isinstance(value, (list, tuple)):
-        if len(value) != len(space.spaces):
-            return value, None  # the game says how many entries it wants
-        items = list(value)
-        for i, (entry, item) in enumerate(zip(space.spaces, items)):
-            child = f"entry {i + 1}" if label == "the text" else f"entry {i + 1} of {label}"
-            items[i], error = _clean(entry, item, child)
-            if error is not None:
-                return value, error
-        return (tuple(items) if isinstance(value, tuple) else items), None
-    return value, None
+            return (tuple(items) if isinstance(value, tuple) else items), None
+
+        return sequence
+    return _unchanged  # Discrete and anything else: nothing to clean
 
 
 # ------------------------------------------------------------------------------------------
@@ -188,19 +239,49 @@ def action_mask_value(space: gymnasium.Space, legal: Any, acting: bool) -> Any:
             space (``(max_length, all ones)``), else nothing (``(min_length, all zeros)``,
             which Gymnasium samples as ``""``).
     """
+    return action_mask_builder(space)(legal, acting)
+
+
+def action_mask_builder(space: gymnasium.Space) -> Callable[[Any, bool], Any]:
+    """:func:`action_mask_value` for one space, as a function of ``(legal, acting)``.
+
+    The walk of the space is done once, here: an env builds a seat's builder once and calls
+    it at every step. A ``Text`` entry's mask is one shared tuple (per ``acting``), so a record
+    digest feeds it once (see :func:`~cluegym.envs.core.record.digest`).
+
+    Example:
+        >>> build = action_mask_builder(gymnasium.spaces.Discrete(3))
+        >>> build(np.array([1, 0, 1], dtype=np.int8), True)
+        array([1, 0, 1], dtype=int8)
+    """
     if isinstance(space, gymnasium.spaces.Discrete):
-        if not acting or legal is None:
-            return np.zeros(int(space.n), dtype=np.int8)
-        return np.asarray(legal, dtype=np.int8)  # the rules' own array when it is int8 already
+        n = int(space.n)
+
+        def discrete(legal: Any, acting: bool) -> np.ndarray:
+            if not acting or legal is None:
+                return np.zeros(n, dtype=np.int8)
+            return np.asarray(legal, dtype=np.int8)  # the rules' own array when it is int8 already
+
+        return discrete
     if isinstance(space, gymnasium.spaces.Text):
         size = len(space.character_set)
-        if acting:
-            return (space.max_length, _charset_mask(size, 1))
-        return (space.min_length, _charset_mask(size, 0))
+        allowed, refused = (space.max_length, _charset_mask(size, 1)), (space.min_length, _charset_mask(size, 0))
+        return lambda legal, acting: allowed if acting else refused
     if isinstance(space, gymnasium.spaces.Dict):
-        parts = legal if isinstance(legal, Mapping) else {}
-        return {key: action_mask_value(child, parts.get(key), acting) for key, child in space.spaces.items()}
+        entries = [(key, action_mask_builder(child)) for key, child in space.spaces.items()]
+
+        def dict_mask(legal: Any, acting: bool) -> dict[str, Any]:
+            parts = legal if isinstance(legal, Mapping) else {}
+            return {key: build(parts.get(key), acting) for key, build in entries}
+
+        return dict_mask
     if isinstance(space, gymnasium.spaces.Tuple):
-        parts = legal if isinstance(legal, (list, tuple)) else (None,) * len(space.spaces)
-        return tuple(action_mask_value(child, part, acting) for child, part in zip(space.spaces, parts))
+        builders = [action_mask_builder(child) for child in space.spaces]
+        no_parts = (None,) * len(builders)
+
+        def tuple_mask(legal: Any, acting: bool) -> tuple[Any, ...]:
+            parts = legal if isinstance(legal, (list, tuple)) else no_parts
+            return tuple(build(part, acting) for build, part in zip(builders, parts))
+
+        return tuple_mask
     raise TypeError(f"no action mask for a {type(space).__name__} entry")
