@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import cluegym
-from cluegym.envs.core.record import _ARRAY_DIGESTS, array_digest, digest, replay
+from cluegym.envs.core.record import _ARRAY_DIGESTS, _TUPLE_PARTS, array_digest, digest, replay
 
 
 def _readonly(array):
@@ -60,6 +60,31 @@ def test_readonly_arrays_are_hashed_once_and_writeable_ones_every_time():
     # The cached digest of an array equals a fresh one of an equal writeable copy.
     frozen = _readonly(np.arange(5))
     assert array_digest(frozen) == array_digest(np.arange(5))
+
+
+def test_immutable_tuples_are_fed_once_and_tuples_that_can_change_every_time():
+    rows = (("a", "b"), ("c", ""), (1, 2.5))
+    first = digest({"t": rows})
+    assert id(rows) in _TUPLE_PARTS and digest({"t": rows}) == first
+    # An equal tuple built afresh (not the cached object) has the same digest.
+    assert digest({"t": tuple(tuple(row) for row in rows)}) == first
+    # The bytes are those of the same values item by item (a list is never cached).
+    assert digest({"t": [list(row) for row in rows]}) == first
+
+    # A tuple holding something that can change is fed item by item at every digest.
+    scores = np.zeros(3)
+    holder = ("x", scores)
+    before = digest({"t": holder})
+    scores[0] = 1
+    assert digest({"t": holder}) != before and id(holder) not in _TUPLE_PARTS
+    words = ["a"]
+    nested = (("k",), words)
+    before = digest({"t": nested})
+    words.append("b")
+    assert digest({"t": nested}) != before and id(nested) not in _TUPLE_PARTS
+    # Read-only arrays and bools inside a tuple: fed as their own digest would have them.
+    frozen = _readonly(np.arange(3))
+    assert digest({"t": (frozen, True)}) == digest({"t": [np.arange(3), True]})
 
 
 @pytest.mark.parametrize("game", cluegym.registered_games())
