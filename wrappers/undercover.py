@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import gymnasium
@@ -32,7 +33,7 @@ from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.core.text import tokens
 from cluegym.envs.undercover.rules import CIVILIAN, UndercoverConfig
-from cluegym.wrappers.featurizers import Featurizer, standardize
+from cluegym.wrappers.featurizers import Featurizer, standardize_list
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
@@ -41,9 +42,53 @@ _PER_PLAYER = 11
 _CONTEXT = 4
 
 
-def _unit(vec: np.ndarray) -> np.ndarray:
-    norm = float(np.linalg.norm(vec))
-    return vec / norm if norm > 0 else vec
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row over its norm (a zero row as it is), bit for bit the old per-vector
+    ``vec / float(np.linalg.norm(vec))``: the norm is numpy's for a 1-D vector (the square
+    root of the row's dot with itself, in float32), the division elementwise in float32."""
+    norms = np.sqrt(np.array([row.dot(row) for row in rows], dtype=rows.dtype))
+    return rows / np.where(norms > 0, norms, 1)[:, None]
+
+
+def _mean_of_groups(rows: np.ndarray) -> np.ndarray:
+    """``rows.mean(axis=1)`` of a ``(groups, k, dim)`` array, bit for bit: numpy's ``_mean``
+    (a sum by ``np.add.reduce``, row after row, in the rows' dtype, divided in place by the
+    count as an ``intp``) without its bookkeeping; each group's sum is the one its own
+    ``(k, dim)`` array would give."""
+    total = np.add.reduce(rows, axis=1)
+    return np.true_divide(total, np.intp(rows.shape[1]), out=total, casting="unsafe")
+
+
+def _table_fit(vectors: list[np.ndarray], alive: list[bool], dim: int) -> list[float]:
+    """Each player's fit to the rest of the table: the cosine between the centroid of its
+    descriptions and the (unit) mean of the other living players' centroids; 0 for a player
+    without descriptions or alone. The centroids and the means are batched (players with as
+    many descriptions, and players with as many others, in one numpy call each); every
+    number is the one the per-player loop computed."""
+    n = len(vectors)
+    speakers = [p for p in range(n) if len(vectors[p])]
+    by_count: dict[int, list[int]] = {}
+    for p in speakers:
+        by_count.setdefault(len(vectors[p]), []).append(p)
+    dtype = vectors[speakers[0]].dtype if speakers else np.float32  # the embedding's (float32)
+    centroids = np.zeros((n, dim), dtype=dtype)
+    for group in by_count.values():
+        centroids[group] = _mean_of_groups(np.array([vectors[p] for p in group]))
+    if speakers:
+        centroids[speakers] = _unit_rows(centroids[speakers])
+    living = [q for q in speakers if alive[q]]
+    by_rest: dict[int, list[int]] = {}  # the living players count themselves out of their rest
+    for p in speakers:
+        by_rest.setdefault(len(living) - alive[p], []).append(p)
+    fit = [0.0] * n
+    for size, group in by_rest.items():
+        if size == 0:
+            continue
+        rest = np.array([[q for q in living if q != p] for p in group])
+        means = _unit_rows(_mean_of_groups(centroids[rest]))
+        for p, mean in zip(group, means):
+            fit[p] = float(centroids[p] @ mean)
+    return fit
 
 
 class VoterFeatures(Featurizer):
@@ -64,54 +109,94 @@ class VoterFeatures(Featurizer):
 
     def features(self, observation: dict[str, Any], info: dict[str, Any],
                  candidates: Sequence[Any] | None = None) -> np.ndarray:
+        # A handful of players: plain Python floats (each step the same IEEE double operation
+        # as numpy's) cost far less than numpy calls on 5-element arrays; the vector is rounded
+        # to float32 once at the end, as the float64 layout it replaces was.
         n, me = self.n, int(observation["player"])
         if len(observation["alive"]) != n:
             raise ValueError(f"observation has {len(observation['alive'])} players; features built for {n}")
         alive = np.asarray(observation["alive"], dtype=bool)
-        others = alive.copy()
-        others[me] = False
-        own = self.words.vector(str(observation["word"]))
-        vectors, table = self._table(observation, alive)
-        fit_mean = np.array([float((v @ own).mean()) if len(v) else 0.0 for v in vectors])
-        fit_last = np.array([float(v[-1] @ own) if len(v) else 0.0 for v in vectors])
         votes = np.asarray(observation["votes"])
-        received = np.array([(votes == p).sum() for p in range(n)], dtype=float) / max(1, n)
-        voted_me = np.array([float((votes[:, p] == me).any()) for p in range(n)])
-        per = np.stack([
-            alive.astype(float), (np.arange(n) == me).astype(float),
-            fit_mean, standardize(fit_mean, others), fit_last, standardize(fit_last, others),
-            table, standardize(table, others), np.minimum(received, 1.0), voted_me,
-            np.full(n, float(len(vectors[me]) > 0)),
-        ], axis=1)
-        context = np.array([float(observation["round"]) / self.max_rounds, alive.mean(),
-                            table[me], standardize(table, alive)[me]])
-        return np.concatenate([per.ravel(), context])
+        table = self._table(observation, alive, votes)
+        word = str(observation["word"])
+        fit = table.fits.get(word)
+        if fit is None:  # the same for every voter of the round with this word
+            fit = table.fits[word] = _fits(table.vectors, self.words.vector(word))
+        fit_mean, fit_last = fit
+        others = list(table.alive)
+        others[me] = False
+        fit_mean_z = standardize_list(fit_mean, others)
+        fit_last_z = standardize_list(fit_last, others)
+        table_z = standardize_list(table.fit, others)
+        spoke = float(len(table.vectors[me]) > 0)
+        values: list[float] = []
+        for p in range(n):
+            values += (table.alive[p], p == me, fit_mean[p], fit_mean_z[p], fit_last[p], fit_last_z[p],
+                       table.fit[p], table_z[p], table.received[p], (p, me) in table.voted, spoke)
+        values += (float(observation["round"]) / self.max_rounds, table.alive_share, table.fit[me],
+                   table.fit_z_alive[me])
+        return np.array(values, dtype=np.float32)
 
-    def _table(self, observation: dict[str, Any], alive: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-        """Each player's description vectors and their fit to the rest of the table. Every
-        voter of a round reads the same descriptions, so the last result is shared (keyed by
-        the embedding, the descriptions and who is alive) by every VoterFeatures."""
+    def _table(self, observation: dict[str, Any], alive: np.ndarray, votes: np.ndarray) -> "_Round":
+        """What every voter of a round reads alike: each player's description vectors, their
+        fit to the rest of the table, the votes so far, and the fits per own word (filled by
+        :meth:`features`). The last one is shared by every VoterFeatures (keyed by the
+        embedding, the descriptions, who is alive and the votes)."""
         global _LAST_TABLE
         n = self.n
-        descriptions = tuple(tuple(str(text) for text in row) for row in observation["descriptions"])
-        key = (self.words.embedding, n, descriptions, alive.tobytes())
+        # The env's rows are tuples already (then shared, not copied): the key compares them
+        # as they are (a text compares equal to its str).
+        descriptions = tuple(map(tuple, observation["descriptions"]))
+        key = (self.words.embedding, n, descriptions, alive.tobytes(), votes.shape, votes.tobytes())
         if _LAST_TABLE is not None and _LAST_TABLE[0] == key:
             return _LAST_TABLE[1]
-        said = [[row[p] for row in observation["descriptions"] if row[p]] for p in range(n)]
+        said = [[row[p] for row in descriptions if row[p]] for p in range(n)]
         vectors = [self.words.matrix(texts) for texts in said]
-        centroid_of = [_unit(v.mean(axis=0)) if len(v) else np.zeros(self.words.dim, np.float32) for v in vectors]
-        table = np.zeros(n)
-        for p in range(n):
-            rest = [centroid_of[q] for q in range(n) if q != p and alive[q] and len(vectors[q])]
-            if len(vectors[p]) and rest:
-                table[p] = float(centroid_of[p] @ _unit(np.mean(rest, axis=0)))
-        table.flags.writeable = False  # shared between calls: read only
-        _LAST_TABLE = (key, (vectors, table))
-        return vectors, table
+        fit = _table_fit(vectors, alive.tolist(), self.words.dim)
+        living = alive.tolist()
+        received = [0] * n
+        voted: set[tuple[int, int]] = set()
+        for row in votes.tolist():
+            for p, target in enumerate(row):
+                if 0 <= target < n:
+                    received[target] += 1
+                voted.add((p, target))
+        # The votes a player received, over the players (1 at most); who voted whom at least once.
+        shares = [min(count / max(1, n), 1.0) for count in received]
+        entry = _Round(vectors, fit, living, sum(living) / n, standardize_list(fit, living), shares, voted, {})
+        _LAST_TABLE = (key, entry)
+        return entry
+
+
+@dataclass
+class _Round:
+    """One round's table as every voter reads it (see :meth:`VoterFeatures._table`); read only."""
+
+    vectors: list[np.ndarray]  # each player's description vectors
+    fit: list[float]  # each player's fit to the rest of the living table
+    alive: list[bool]
+    alive_share: float
+    fit_z_alive: list[float]  # ``fit`` standardized over the living
+    received: list[float]  # votes received over the players, at most 1
+    voted: set[tuple[int, int]]  # (voter, target) of every vote so far
+    fits: dict[str, tuple[list[float], list[float]]]  # own word -> (mean fit, latest fit) per player
+
+
+def _fits(vectors: list[np.ndarray], own: np.ndarray) -> tuple[list[float], list[float]]:
+    """Each player's mean and latest similarity of its descriptions to ``own`` (0 without
+    descriptions)."""
+    fit_mean, fit_last = [0.0] * len(vectors), [0.0] * len(vectors)
+    for p, v in enumerate(vectors):
+        if len(v):
+            fits = v @ own
+            # fits.mean(): numpy's _mean arithmetic (a float32 sum, / intp, back to float32).
+            fit_mean[p] = float(fits.dtype.type(np.add.reduce(fits) / np.intp(len(fits))))
+            fit_last[p] = float(v[-1] @ own)
+    return fit_mean, fit_last
 
 
 #: The last :meth:`VoterFeatures._table` result, with its key.
-_LAST_TABLE: tuple[tuple[Any, ...], tuple[list[np.ndarray], np.ndarray]] | None = None
+_LAST_TABLE: tuple[tuple[Any, ...], _Round] | None = None
 
 
 class DescriptionCandidates:

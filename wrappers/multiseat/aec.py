@@ -119,6 +119,8 @@ class MultiSeatEnv(AECEnv):
         }
         self._rng: np.random.Generator | None = None
         self._pending: dict[str, tuple[dict[str, Any], dict[str, Any], list[Any] | None]] = {}
+        # seat -> (the pending decision it was built for, its padded mask): see _action_mask.
+        self._masks: dict[str, tuple[Any, np.ndarray]] = {}
 
     # ----------------------------------------------------------------- game driving
     def observation_space(self, agent: str) -> gymnasium.Space:
@@ -230,13 +232,20 @@ class MultiSeatEnv(AECEnv):
         return {self.observation_key: vector, "action_mask": self._action_mask(seat)}
 
     def _action_mask(self, seat: str) -> np.ndarray:
-        """The padded mask of a learning seat (no features computed: infos need only this)."""
-        mask = np.zeros(self.n_actions, dtype=np.int8)
+        """The padded mask of a learning seat (no features computed: infos need only this).
+
+        Each decision's mask is built once (the info and the observation both carry it) and
+        handed out as a copy: the caller may keep or change it."""
         pending = self._pending.get(seat)
+        cached = self._masks.get(seat)
+        if cached is not None and cached[0] is pending:
+            return cached[1].copy()
+        mask = np.zeros(self.n_actions, dtype=np.int8)
         if pending is not None:
             legal = self.tasks[seat].legal(*pending)
             mask[: legal.size] = legal if legal.any() else np.ones(legal.size, dtype=bool)
-        return mask
+        self._masks[seat] = (pending, mask)
+        return mask.copy()
 
     def _end_infos(self) -> dict[str, Any]:
         shaped = {"shaping_return": dict(self.shaping_rewards)} if self.shaping is not None else {}
