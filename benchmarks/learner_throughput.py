@@ -143,7 +143,9 @@ class _StepCounter:
 
 def _legal_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
     legal = np.flatnonzero(mask)
-    return int(rng.choice(legal)) if legal.size else 0
+    # The same draw as rng.choice(legal), at a quarter of its cost (the learner's choice is
+    # the benchmark's, not the view's).
+    return int(legal[rng.integers(legal.size)]) if legal.size else 0
 
 
 def _timed(play_game: Callable[[], int], counter: _StepCounter, seconds: float) -> ViewRate:

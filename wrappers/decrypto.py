@@ -40,6 +40,8 @@ import numpy as np
 
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.data import word_list_option
+from cluegym.envs.core.matching import lemmas, snowball_stem
+from cluegym.envs.core.text import to_charset, tokens
 from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
 from cluegym.wrappers.candidates import top_order
 from cluegym.wrappers.featurizers import Featurizer
@@ -48,7 +50,73 @@ from cluegym.wrappers.selfplay import SeatTask
 __all__ = ["DecryptoFeatures", "HintCandidates", "potential", "seat_task"]
 
 
-def _history_targets(words: WordEncoder, hint_history: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], np.ndarray]:
+class _Vectors:
+    """The unit vectors of one embedding's texts in a plain dict, shared by its featurizers.
+
+    The rows are :meth:`WordEncoder.vector`'s arrays themselves, so a matrix is bit for bit
+    the encoder's :meth:`~WordEncoder.matrix`; a lookup here skips the encoder's shared LRU
+    (a key tuple and a reordering per text), and a decision looks up ~10-30 texts.
+    """
+
+    #: Texts kept per embedding (all of them are dropped when full: hints from free-text
+    #: agents are open-ended, the game's own words are a few thousand).
+    MAX_TEXTS = 1 << 16
+
+    _shared: dict[str, dict[str, np.ndarray]] = {}
+
+    def __init__(self, words: WordEncoder) -> None:
+        self.words = words
+        self._vectors = self._shared.setdefault(words.source, {})
+
+    def matrix(self, texts: Sequence[str]) -> np.ndarray:
+        """Stacked unit vectors, one row per text (as :meth:`WordEncoder.matrix`)."""
+        if len(texts) == 0:
+            return np.zeros((0, self.words.dim), dtype=np.float32)
+        vectors = self._vectors
+        rows = []
+        for text in texts:
+            row = vectors.get(text)
+            if row is None:
+                if len(vectors) >= self.MAX_TEXTS:
+                    vectors.clear()
+                row = vectors[text] = self.words.vector(text)
+            rows.append(row)
+        return np.array(rows)
+
+
+def _unit_mean(vecs: np.ndarray, dim: int) -> np.ndarray:
+    """The normalized mean of the rows (zeros for none): ``vecs.mean(axis=0)`` over
+    ``np.linalg.norm``, by the same numpy operations without their Python-level dispatch."""
+    if not len(vecs):
+        return np.zeros(dim, dtype=np.float32)
+    mean = np.add.reduce(vecs, axis=0)  # numpy's mean: the sum, divided by the count as intp
+    np.true_divide(mean, np.intp(len(vecs)), out=mean, casting="unsafe")
+    norm = float(np.sqrt(mean.dot(mean)))  # numpy's 2-norm of a vector
+    return mean / norm if norm > 0 else mean
+
+
+def _keyword_targets(vectors: _Vectors, history: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """One keyword's revealed hints: their unit vectors and their normalized mean (read-only,
+    kept per embedding and history: a keyword's history is read by every seat of a turn and
+    again at every turn it does not grow)."""
+    key = (vectors.words.source, history)
+    targets = _TARGETS.get(key)
+    if targets is None:
+        vecs = vectors.matrix([h for h in history if h])
+        mean = _unit_mean(vecs, vectors.words.dim)
+        vecs.flags.writeable = mean.flags.writeable = False
+        if len(_TARGETS) >= _MAX_TARGETS:
+            _TARGETS.pop(next(iter(_TARGETS)))  # the oldest
+        targets = _TARGETS[key] = (vecs, mean)
+    return targets
+
+
+#: :func:`_keyword_targets` by (embedding, history), oldest first.
+_TARGETS: dict[tuple[str, tuple[str, ...]], tuple[np.ndarray, np.ndarray]] = {}
+_MAX_TARGETS = 4096
+
+
+def _history_targets(vectors: _Vectors, hint_history: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], np.ndarray]:
     """Per keyword: the unit vectors of its revealed hints, and their normalized mean.
 
     The last result is kept (keyed by the embedding and the history): within a turn every
@@ -56,18 +124,13 @@ def _history_targets(words: WordEncoder, hint_history: Sequence[Sequence[str]]) 
     The arrays are read-only: they are shared.
     """
     global _LAST_TARGETS
-    key = (words.source, tuple(tuple(str(h) for h in history) for history in hint_history))
+    key = (vectors.words.source, tuple(map(tuple, hint_history)))
     if _LAST_TARGETS is not None and _LAST_TARGETS[0] == key:
         return _LAST_TARGETS[1]
-    per_keyword = [words.matrix([h for h in history if h]) for history in hint_history]
-    means = []
-    for vecs in per_keyword:
-        mean = vecs.mean(axis=0) if len(vecs) else np.zeros(words.dim, dtype=np.float32)
-        norm = float(np.linalg.norm(mean))
-        means.append(mean / norm if norm > 0 else mean)
-    stacked = np.stack(means)
-    for array in (*per_keyword, stacked):
-        array.flags.writeable = False
+    targets = [_keyword_targets(vectors, history) for history in key[1]]
+    per_keyword = [vecs for vecs, _ in targets]
+    stacked = np.stack([mean for _, mean in targets])
+    stacked.flags.writeable = False
     _LAST_TARGETS = (key, (per_keyword, stacked))
     return per_keyword, stacked
 
@@ -76,16 +139,29 @@ def _history_targets(words: WordEncoder, hint_history: Sequence[Sequence[str]]) 
 _LAST_TARGETS: tuple[tuple[Any, ...], tuple[list[np.ndarray], np.ndarray]] | None = None
 
 
-def _history_sims(words: WordEncoder, hints: Sequence[str], hint_history: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """(hints x keywords) similarity to each history's mean, and to its best single hint."""
-    per_keyword, means = _history_targets(words, hint_history)
-    hint_vecs = words.matrix(list(hints))
-    mean_sims = hint_vecs @ means.T
-    max_sims = np.zeros_like(mean_sims)
+def _history_sims(vectors: _Vectors, hint_vecs: np.ndarray, hint_history: Sequence[Sequence[str]],
+                  out: np.ndarray) -> None:
+    """(hints x keywords) similarity to each history's mean, and to its best single hint
+    (0 for a keyword without hints), into ``out[0]`` and ``out[1]``."""
+    per_keyword, means = _history_targets(vectors, hint_history)
+    out[0] = hint_vecs @ means.T
+    out[1] = 0.0
     for k, vecs in enumerate(per_keyword):
         if len(vecs):
-            max_sims[:, k] = (hint_vecs @ vecs.T).max(axis=1)
-    return mean_sims, max_sims
+            out[1, :, k] = (hint_vecs @ vecs.T).max(axis=1)
+
+
+def _deviations(values: np.ndarray) -> tuple[np.floating, float]:
+    """``values.mean()`` and ``float(values.std())`` of a non-empty floating vector, bit for
+    bit: numpy's ``_mean`` and ``_var`` operations (sums by ``np.add.reduce``, each divided by
+    the count as an ``intp`` and cast back to the values' dtype, the root in that dtype),
+    without their bookkeeping (~15 us a pair of calls; the features make 2-3 pairs a decision)."""
+    count = np.intp(values.size)
+    scalar = values.dtype.type
+    mean = scalar(np.add.reduce(values) / count)
+    deviations = values - mean
+    variance = scalar(np.add.reduce(np.square(deviations)) / count)
+    return mean, float(scalar(np.sqrt(variance)))
 
 
 class DecryptoFeatures(Featurizer):
@@ -109,25 +185,40 @@ class DecryptoFeatures(Featurizer):
         self.seat = seat
         self.history = bool(history) or seat == "eve"
         self.words = WordEncoder(embedding)
+        self.vectors = _Vectors(self.words)
         self.n_keywords, self.code_length, self.max_turns = num_keywords, code_length, max_turns
         self.n_candidates = n_candidates
         self.limits = np.array([miscommunication_limit, interception_limit], dtype=np.float32)
 
         self.n_codes = len(all_codes(num_keywords, code_length))
         self.code_digits = np.array(all_codes(num_keywords, code_length), dtype=np.int64) - 1
-        n_matrices = (1 if seat == "bob" else 0) + (2 if self.history else 0)
+        self._positions = np.arange(code_length)
+        # what the context features are divided by: hints revealed per keyword, turn, tokens
+        self._context_scale = np.array([max_turns] * num_keywords + [max_turns, miscommunication_limit,
+                                                                     interception_limit], dtype=np.float64)
+        self._n_matrices = (1 if seat == "bob" else 0) + (2 if self.history else 0)
         # Layout [choices x per_choice | context] (see cluegym.training.policies).
-        self.per_choice = code_length * 4 + 1 if seat == "alice" else 2 * n_matrices + 1
+        self.per_choice = code_length * 4 + 1 if seat == "alice" else 2 * self._n_matrices + 1
         self.n_choices = n_candidates if seat == "alice" else self.n_codes
         self.context = num_keywords + 1 + 2
         size = self.n_choices * self.per_choice + self.context
         self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, shape=(size,), dtype=np.float32)
 
-    def _common(self, observation: dict[str, Any]) -> list[np.ndarray]:
-        counts = np.array([sum(1 for h in history if h) for history in observation["hint_history"]], dtype=np.float32)
-        tokens = np.asarray(observation["tokens"], dtype=np.float32) / self.limits
-        turn = np.array([float(observation["turn"]) / self.max_turns], dtype=np.float32)
-        return [counts / self.max_turns, turn, tokens]
+    def _vector(self) -> tuple[np.ndarray, np.ndarray]:
+        """A zeroed feature vector and its per-choice block (``n_choices x per_choice``)."""
+        vector = np.zeros(self.observation_space.shape, dtype=np.float32)
+        return vector, vector[: self.n_choices * self.per_choice].reshape(self.n_choices, self.per_choice)
+
+    def _common(self, observation: dict[str, Any], vector: np.ndarray) -> np.ndarray:
+        """Write the context features (hints revealed per keyword, turn, tokens) at the end
+        of ``vector``; returns it."""
+        values = [sum(1 for h in hints if h) for hints in observation["hint_history"]]
+        values.append(float(observation["turn"]))
+        values.extend(observation["tokens"])
+        # Small integers over small integers: the float64 quotient rounds to the float32 one
+        # (a quotient rounded twice, to 53 then 24 bits, is the quotient rounded once).
+        vector[self.n_choices * self.per_choice:] = np.array(values, dtype=np.float64) / self._context_scale
+        return vector
 
     def features(self, observation: dict[str, Any], info: dict[str, Any],
                  candidates: Sequence[Any] | None = None) -> np.ndarray:
@@ -138,60 +229,77 @@ class DecryptoFeatures(Featurizer):
             return self._alice(observation, candidates or [])
         hints = list(observation["hints"])[: self.code_length]
         hints += [""] * (self.code_length - len(hints))
-        matrices = list(_history_sims(self.words, hints, history)) if self.history else []
+        hint_vecs = self.vectors.matrix(hints)
+        # the similarity matrices (hints x keywords): Bob's keywords, then the history's
+        matrices = np.empty((self._n_matrices, self.code_length, self.n_keywords), dtype=hint_vecs.dtype)
         if self.seat == "bob":
-            matrices.insert(0, self.words.similarity(hints, list(observation["keywords"])))
+            matrices[0] = hint_vecs @ self.vectors.matrix(list(observation["keywords"])).T
+        if self.history:
+            _history_sims(self.vectors, hint_vecs, history, matrices[-2:])
         legal = np.asarray(observation["action_mask"], dtype=bool)
-        per_code = [column for m in matrices for column in self.code_scores(m, legal)]
-        per_code.append(legal.astype(np.float32))
-        return np.concatenate([np.stack(per_code, axis=1).ravel()] + self._common(observation))
+        vector, per_code = self._vector()
+        scores, standardized = self._code_scores(matrices, legal)
+        per_code[:, 0:-1:2] = scores.T
+        per_code[:, 1:-1:2] = standardized.T
+        per_code[:, -1] = legal
+        return self._common(observation, vector)
 
     def code_scores(self, sims: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per code, the mean similarity of the hint-keyword pairs it asserts, raw and
         standardized over the legal codes (divided by 3, so +1 is three standard deviations
         above the mean: differences between codes, not cosine levels, carry the evidence)."""
-        positions = np.arange(self.code_length)
-        scores = sims[positions, self.code_digits].mean(axis=1)
-        legal_scores = scores[legal] if legal.any() else scores
-        spread = float(legal_scores.std())
-        if spread < 1e-6:
-            standardized = np.zeros_like(scores)
-        else:
-            standardized = np.where(legal, (scores - legal_scores.mean()) / (3.0 * spread), -1.0)
-        return scores.astype(np.float32), standardized.astype(np.float32)
+        scores, standardized = self._code_scores(np.asarray(sims)[np.newaxis], legal)
+        return scores[0], standardized[0]
+
+    def _code_scores(self, sims: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`code_scores` of a stack of matrices (``matrices x code_length x keywords``):
+        ``(matrices x codes)`` raw and standardized scores, each row bit for bit the one
+        matrix's (the codes' means at once along the last axis; each row's mean and spread
+        by its own 1-D sums, as numpy's ``mean`` and ``std`` of that row sum it)."""
+        pairs = sims[:, self._positions, self.code_digits]
+        scores = np.add.reduce(pairs, axis=2)  # numpy's mean: the sum, divided by the count as intp
+        np.true_divide(scores, np.intp(pairs.shape[2]), out=scores, casting="unsafe")
+        pool = scores[:, legal] if legal.any() else scores
+        standardized = np.zeros(scores.shape, dtype=np.float32)
+        for m, row in enumerate(pool):
+            mean, spread = _deviations(row)
+            if spread >= 1e-6:
+                standardized[m] = np.where(legal, (scores[m] - mean) / (3.0 * spread), -1.0)
+        return scores.astype(np.float32, copy=False), standardized
 
     def _alice(self, observation: dict[str, Any], candidates: Sequence[Sequence[str]]) -> np.ndarray:
         keywords = list(observation["keywords"])
         code = [int(d) - 1 for d in observation["code"]]
-        kw_vecs = self.words.matrix(keywords)
-        _, hist_means = _history_targets(self.words, observation["hint_history"])
-        feats = np.zeros((self.n_candidates, self.code_length * 4 + 1), dtype=np.float32)
+        kw_vecs = self.vectors.matrix(keywords)
+        _, hist_means = _history_targets(self.vectors, observation["hint_history"])
+        vector, feats = self._vector()
         triples = [list(triple) for triple in list(candidates)[: self.n_candidates]]
         length = len(triples[0]) if triples else 0
         if triples and length <= len(code) and all(len(triple) == length for triple in triples):
             # Every candidate at once: one matrix of all their words (a word's similarities
             # are its own row, whatever rows surround it).
-            vecs = self.words.matrix([word for triple in triples for word in triple])
+            vecs = self.vectors.matrix([word for triple in triples for word in triple])
             digits = np.tile(np.asarray(code[:length], dtype=np.int64), len(triples))
             rows = np.arange(len(digits))
-            columns = []
-            for sims in (vecs @ kw_vecs.T, vecs @ hist_means.T):
-                own = sims[rows, digits]
-                others = sims.copy()
-                others[rows, digits] = -np.inf  # the best similarity to another keyword
-                columns += [own, others.max(axis=1)]
-            feats[:len(triples), :4 * length] = np.stack(columns, axis=1).reshape(len(triples), 4 * length)
+            # candidate x digit x (own, best other) per matrix: a view of the features (the
+            # last axis split in two, which a reshape does without a copy)
+            shape = (len(triples), length)
+            block = feats[:len(triples), :4 * length].reshape(*shape, 4)
+            for m, sims in enumerate((vecs @ kw_vecs.T, vecs @ hist_means.T)):
+                block[..., 2 * m] = sims[rows, digits].reshape(shape)
+                sims[rows, digits] = -np.inf  # the best similarity to another keyword
+                block[..., 2 * m + 1] = sims.max(axis=1).reshape(shape)
             feats[:len(triples), -1] = 1.0  # a candidate is present at this index
-            return np.concatenate([feats.ravel()] + self._common(observation))
+            return self._common(observation, vector)
         for i, triple in enumerate(triples):  # triples of different lengths: one at a time
-            vecs = self.words.matrix(list(triple))
+            vecs = self.vectors.matrix(list(triple))
             kw_sims, hist_sims = vecs @ kw_vecs.T, vecs @ hist_means.T
             for j, digit in enumerate(code[: len(triple)]):
                 others = [k for k in range(len(keywords)) if k != digit]
                 feats[i, 4 * j:4 * j + 4] = (kw_sims[j, digit], kw_sims[j, others].max(),
                                              hist_sims[j, digit], hist_sims[j, others].max())
             feats[i, -1] = 1.0  # a candidate is present at this index
-        return np.concatenate([feats.ravel()] + self._common(observation))
+        return self._common(observation, vector)
 
 
 class HintCandidates:
@@ -204,7 +312,9 @@ class HintCandidates:
 
     What does not depend on the game is kept across games, per keyword (a game draws 4 of
     the ~700 keywords): its similarity column over the vocabulary, the start of its ranking,
-    and the verdicts of the hint rule on the words ranked so far (:class:`_KeywordFacts`).
+    and the verdicts of the hint rule on the words ranked so far (:class:`_KeywordFacts`);
+    per vocabulary word, the forms the hint rule compares (:class:`_HintForms`), so that the
+    rule is checked only against the keywords a word shares a form with (:class:`_KeywordGuard`).
 
     Args:
         n: number of candidates (subtlety levels).
@@ -229,7 +339,10 @@ class HintCandidates:
         self._ranked: dict[tuple[str, ...], list[_KeywordRanking]] = {}
         self._facts: OrderedDict[str, _KeywordFacts] = OrderedDict()
         # the env's own hint check: a candidate is exactly a hint the env would accept
-        self.hint_error = DecryptoRules(config or DecryptoConfig()).hint_error
+        config = config or DecryptoConfig()
+        self.hint_error = DecryptoRules(config).hint_error
+        self.hint_rule = config.hint_rule
+        self._forms: dict[int, _HintForms] = {}  # vocabulary index -> its word forms
 
     def _vocabulary(self) -> tuple[list[str], np.ndarray]:
         if self._vocab is None:
@@ -248,8 +361,9 @@ class HintCandidates:
         """The kept facts of ``keyword``, rebuilt when its similarity column is not the one
         kept (another vocabulary or embedding: the check makes reuse exact by construction)."""
         facts = self._facts.get(keyword)
-        if facts is None or not np.array_equal(facts.sims, column):
-            facts = _KeywordFacts(keyword, column, self.limit)
+        # np.array_equal's test without its ~5 us of argument handling (4 calls a game)
+        if facts is None or facts.sims.shape != column.shape or not (facts.sims == column).all():
+            facts = _KeywordFacts(keyword, column, self.limit, self.hint_rule)
             self._facts[keyword] = facts
             if len(self._facts) > self.MAX_KEYWORDS:
                 self._facts.popitem(last=False)
@@ -262,9 +376,17 @@ class HintCandidates:
             vocab, matrix = self._vocabulary()
             sims = matrix @ self.words.matrix(list(keywords)).T
             facts = [self._keyword_facts(keyword, sims[:, k]) for k, keyword in enumerate(keywords)]
-            self._ranked = {keywords: [_KeywordRanking(vocab, sims, k, facts, self.limit, self.hint_error)
+            self._ranked = {keywords: [_KeywordRanking(vocab, k, facts, self.limit, self.hint_error,
+                                                       self._word_forms)
                                        for k in range(len(keywords))]}
         return self._ranked[keywords]
+
+    def _word_forms(self, j: int) -> _HintForms:
+        """The forms of vocabulary word ``j`` (kept: the vocabulary is fixed)."""
+        forms = self._forms.get(j)
+        if forms is None:
+            forms = self._forms[j] = _HintForms.of(self._vocabulary()[0][j])
+        return forms
 
     def ranked(self, keywords: tuple[str, ...]) -> list[list[str]]:
         """Per keyword, valid vocabulary words closest first (cached for the current keywords)."""
@@ -301,14 +423,17 @@ class _KeywordFacts:
             one and next to the others: the rule's form checks do not depend on the keywords,
             its keyword check takes one keyword at a time,
             :func:`~cluegym.envs.core.matching.hint_keyword`).
+        guard: what a word must share with this keyword to possibly break the rule with it
+            (:class:`_KeywordGuard`), for the checks of other keywords' words against it.
     """
 
-    __slots__ = ("keyword", "sims", "allowed", "_order")
+    __slots__ = ("keyword", "sims", "allowed", "guard", "_order")
 
-    def __init__(self, keyword: str, column: np.ndarray, prefix: int) -> None:
+    def __init__(self, keyword: str, column: np.ndarray, prefix: int, rule: str) -> None:
         self.keyword = keyword
         self.sims = np.array(column)  # a contiguous copy: the game's matrix is not kept
         self.allowed: dict[int, bool] = {}
+        self.guard = _KeywordGuard.of(keyword, rule)
         # The start of the ranking (closest first): a game ranks ~limit words of ~5,000, so
         # the whole argsort is made only for a game that reads past this prefix.
         self._order = top_order(self.sims, max(1, 4 * prefix))
@@ -327,16 +452,16 @@ class _KeywordRanking:
     demand; the words ranked are always a prefix of the full ranking (of ``limit`` words).
     """
 
-    #: Vocabulary words looked at per numpy batch of the "closer to its keyword" test.
-    _BATCH = 32
-
-    def __init__(self, vocab: list[str], sims: np.ndarray, k: int, facts: Sequence[_KeywordFacts], limit: int,
-                 hint_error: Callable[[str, Sequence[str]], str | None]) -> None:
-        self.vocab, self.limit, self.hint_error = vocab, limit, hint_error
+    def __init__(self, vocab: list[str], k: int, facts: Sequence[_KeywordFacts], limit: int,
+                 hint_error: Callable[[str, Sequence[str]], str | None],
+                 word_forms: Callable[[int], _HintForms]) -> None:
+        self.vocab, self.limit, self.hint_error, self.word_forms = vocab, limit, hint_error, word_forms
         self.facts = facts[k]
         self.other_keywords = tuple(f.keyword for i, f in enumerate(facts) if i != k)
-        self.sims, self.k = sims, k
-        self.others = [j for j in range(sims.shape[1]) if j != k]
+        self.other_guards = tuple(f.guard for i, f in enumerate(facts) if i != k)
+        # The other keywords' similarity columns, as their facts keep them (each kept column
+        # was checked equal to the game's own when the game started).
+        self.rival_sims = tuple(f.sims for i, f in enumerate(facts) if i != k)
         self.position = 0
         self.words: list[str] = []
 
@@ -348,28 +473,38 @@ class _KeywordRanking:
         """Whether vocabulary word ``j`` is a valid hint for every keyword of the game: its
         verdict next to this ranking's keyword is kept across games (a keyword's close words
         come back in every game that draws it), the other keywords change from game to game."""
-        word = self.vocab[j]
         verdict = self.facts.allowed.get(j)
+        forms = None
         if verdict is None:
-            verdict = self.facts.allowed[j] = self.hint_error(word, (self.facts.keyword,)) is None
-        return verdict and (not self.other_keywords or self.hint_error(word, self.other_keywords) is None)
+            # A keyword is checked only when the word shares a form with it (the checks are
+            # what ranking costs; most words share none): else only the form of a hint.
+            forms = self.word_forms(j)
+            keywords = () if self.facts.guard.clears(forms) else (self.facts.keyword,)
+            verdict = self.facts.allowed[j] = self.hint_error(self.vocab[j], keywords) is None
+        if not verdict or not self.other_keywords:
+            return verdict
+        forms = forms or self.word_forms(j)
+        if all(guard.clears(forms) for guard in self.other_guards):
+            return True
+        return self.hint_error(self.vocab[j], self.other_keywords) is None
 
     def extend(self, count: int) -> list[str]:
         """Rank until ``count`` words (at most the limit) or the vocabulary's end; the words."""
         count = min(count, self.limit)
         total = len(self.vocab)
+        own, rivals = self.facts.sims, self.rival_sims
+        order = self.facts.order(self.position)
+        # A call looks at a few words (~6 on average): one at a time, in Python, costs less
+        # than a numpy batch.
         while len(self.words) < count and self.position < total:
-            order = self.facts.order(self.position)
-            batch = order[self.position:self.position + self._BATCH]
-            rows = self.sims[batch]
-            # closer to its keyword than to every other keyword (strictly), a batch at a time
-            closer = rows[:, self.k] > rows[:, self.others].max(axis=1) if self.others else np.ones(len(batch), bool)
-            for i, j in enumerate(batch.tolist()):
-                self.position += 1
-                if closer[i] and self._allowed(j):
-                    self.words.append(self.vocab[j])
-                    if len(self.words) >= count:
-                        break
+            if self.position >= len(order):
+                order = self.facts.order(self.position)
+            j = order.item(self.position)
+            self.position += 1
+            similarity = own.item(j)
+            # closer to its keyword than to every other keyword (strictly)
+            if all(similarity > rival.item(j) for rival in rivals) and self._allowed(j):
+                self.words.append(self.vocab[j])
         return self.words
 
     def fresh(self, used: set[str], count: int) -> list[str]:
@@ -380,6 +515,78 @@ class _KeywordRanking:
             if len(fresh) >= count or self.complete:
                 return fresh
             self.extend(len(self.words) + count - len(fresh))
+
+
+class _HintForms:
+    """The word parts of a hint and their forms, as the hint rule compares them.
+
+    The rule (:func:`~cluegym.envs.core.matching.hint_keyword`) splits the hint and the
+    keyword into parts (word tokens split at hyphens and apostrophes) and rejects a hint with
+    a part that is the keyword, shares its Snowball stem (both longer than 2 letters) or one
+    of its WordNet lemmas (:func:`~cluegym.envs.core.matching.same_word`), or, under the
+    ``substring`` rule, contains it. Each of those needs a form in common: the part or one of
+    its lemmas against the keyword or one of its lemmas, or equal stems. So a hint whose
+    forms share none with a one-part keyword's passes that keyword without the check.
+
+    Attributes:
+        parts: the hint's parts (lowercase).
+        forms: ``"l:"`` + each part and each of its lemmas, ``"s:"`` + the stem of each part
+            longer than 2 letters.
+    """
+
+    __slots__ = ("parts", "forms")
+
+    def __init__(self, parts: tuple[str, ...], forms: frozenset[str]) -> None:
+        self.parts, self.forms = parts, forms
+
+    @staticmethod
+    def parts_of(text: str) -> tuple[str, ...]:
+        """The parts of ``text`` the rule compares (the hint text as the rule cleans it)."""
+        return tuple(p for token in tokens(to_charset(text).strip()) for p in token.replace("'", "-").split("-") if p)
+
+    @staticmethod
+    def forms_of(part: str) -> set[str]:
+        """The forms of one part (see the class docstring)."""
+        forms = {"l:" + part, *("l:" + lemma for lemma in lemmas(part))}
+        if len(part) > 2:
+            forms.add("s:" + snowball_stem(part))
+        return forms
+
+    @classmethod
+    def of(cls, text: str) -> _HintForms:
+        parts = cls.parts_of(text)
+        return cls(parts, frozenset(form for part in parts for form in cls.forms_of(part)))
+
+
+class _KeywordGuard:
+    """What a hint must share with one keyword to possibly break the hint rule with it.
+
+    Attributes:
+        forms: the forms of the keyword's one part (see :class:`_HintForms`); None when the
+            keyword is not one part (a phrase: every hint is checked against it) or the rule
+            is not one this guard knows.
+        target: the part, which the ``substring`` rule also looks for inside a hint's parts
+            (None: the rule is ``paper``, or the part is shorter than 3 letters).
+    """
+
+    __slots__ = ("forms", "target")
+
+    def __init__(self, forms: frozenset[str] | None, target: str | None) -> None:
+        self.forms, self.target = forms, target
+
+    @classmethod
+    def of(cls, keyword: str, rule: str) -> _KeywordGuard:
+        parts = _HintForms.parts_of(keyword)
+        if len(parts) != 1 or rule not in ("paper", "substring"):
+            return cls(None, None)
+        part = parts[0]
+        return cls(frozenset(_HintForms.forms_of(part)), part if rule == "substring" and len(part) >= 3 else None)
+
+    def clears(self, hint: _HintForms) -> bool:
+        """Whether ``hint`` surely passes the rule next to this keyword (False: check it)."""
+        if self.forms is None or not self.forms.isdisjoint(hint.forms):
+            return False
+        return self.target is None or not any(self.target in part for part in hint.parts)
 
 
 def potential(raw_env: Any, seat: str) -> float:

@@ -39,3 +39,26 @@ def test_candidates_kept_across_games_equal_a_fresh_ranking():
             observation = {"keywords": keywords, "code": code, "hint_history": [["wave"], [], [], []]}
             assert kept(observation, {}) == HintCandidates(n=8)(observation, {})
         assert kept.ranked(keywords) == HintCandidates(n=8).ranked(keywords)
+
+
+def test_the_candidates_pre_check_never_clears_a_hint_the_rule_rejects():
+    # Alice's candidates skip the rule's check for a word that shares no form (part, lemma,
+    # stem) with a keyword; the skip must be sound: every word it clears passes the env's rule.
+    # (All 5,000 words x 681 keywords were checked once; this sample guards against a change
+    # of the rule in envs/core/matching.py.)
+    from cluegym.envs.core.data import shipped_word_list
+    from cluegym.wrappers.decrypto import _HintForms, _KeywordGuard
+
+    vocabulary = shipped_word_list("cluegym.envs.decrypto", "hint_vocab.txt")
+    keywords = list(shipped_word_list("cluegym.envs.decrypto", "keywords.txt")[::17]) + list(KEYWORDS) + ["fire"]
+    words = list(vocabulary[::7]) + ["seal", "season", "pencil", "fires", "firing", "fire-truck", "mice", "horseshoe"]
+    forms = [_HintForms.of(word) for word in words]
+    for rule in ("paper", "substring"):
+        cleared = 0
+        for keyword in keywords:
+            guard = _KeywordGuard.of(keyword, rule)
+            for word, form in zip(words, forms):
+                if guard.clears(form):
+                    cleared += 1
+                    assert hint_keyword(word, [keyword], rule) is None, (rule, keyword, word)
+        assert cleared > 0.9 * len(keywords) * len(words)  # the pre-check does clear most pairs
