@@ -291,12 +291,48 @@ def says_word(text: str, word: str, *, strict: bool = False) -> bool:
             return True
         return strict and any(says_word(text, part, strict=True) for part in content_tokens(word))
     target = word_parts[0]
+    target_forms = word_forms(target)
     for part in text_parts:
-        if same_word(part, target):
+        # same_word needs a form in common (see word_forms): most pairs have none, and
+        # telling so from the two words' kept forms is far cheaper than the pair's check.
+        forms = word_forms(part)
+        if (target_forms is None or forms is None or not target_forms.isdisjoint(forms)) and same_word(part, target):
             return True
         if strict and len(target) >= 3 and target in part:
             return True
     return False
+
+
+#: Longest token whose forms are kept (:func:`word_forms`): words and short phrases' parts.
+_FORMS_CACHE_CHARS = 40
+
+
+def word_forms(token: str) -> frozenset[str] | None:
+    """The forms :func:`same_word` compares a token by: ``"l:"`` + each of its
+    :func:`lemmas` (the token itself among them), and ``"s:"`` + its Snowball stem when it is
+    longer than 2 letters; None for a token too long to keep (over 40 characters).
+
+    ``same_word(a, b)`` implies that ``word_forms(a)`` and ``word_forms(b)`` share a form: the
+    same token shares its lemma form, the same stem its stem form, and a shared base form
+    (``mice``/``mouse``) a lemma form. So two tokens with disjoint forms are different words,
+    which :func:`says_word` reads from forms kept per token instead of checking every pair.
+
+    Example:
+        >>> sorted(word_forms("mice"))
+        ['l:mice', 'l:mouse', 's:mice']
+    """
+    if type(token) is not str or len(token) > _FORMS_CACHE_CHARS:
+        return None
+    return _word_forms(token)
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_forms(token: str) -> frozenset[str]:
+    token = token.lower()  # as same_word compares (its length too: lower() may lengthen a text)
+    forms = {"l:" + lemma for lemma in lemmas(token)}
+    if len(token) > 2:
+        forms.add("s:" + snowball_stem(token))
+    return frozenset(forms)
 
 
 def said_words(text: str, words: list[str] | tuple[str, ...], *, strict: bool = False) -> list[str]:

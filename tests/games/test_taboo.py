@@ -71,6 +71,27 @@ def test_lemmas_and_guesses():
     assert is_same_word_guess("sea otter", "sea otter") and not is_same_word_guess("otter", "sea otter")
 
 
+def test_says_word_skips_only_pairs_with_no_form_in_common():
+    # says_word reads most pairs' verdict from the words' kept forms (word_forms); the skip is
+    # sound: same_word of any pair implies a shared form, so the verdicts are same_word's.
+    import random
+
+    from cluegym.envs.core.data import shipped_word_list
+    from cluegym.envs.core.matching import _parts, word_forms
+
+    words = list(shipped_word_list("cluegym.envs.decrypto", "hint_vocab.txt")[::5])
+    words += ["mice", "mouse", "Mice", "\u0130x", "running", "ran", "run", "buses", "bus", "geese", "goose",
+              "children", "child", "better", "good", "went", "go", "saw", "see", "fires", "firing"]
+    rng = random.Random(0)
+    for word in words[::9] + words[-21:]:
+        for text in rng.sample(words, 60) + words[-21:]:
+            for part in _parts(text):
+                if same_word(part, word):
+                    assert not word_forms(part).isdisjoint(word_forms(word)), (part, word)
+            assert says_word(text, word) == any(same_word(part, word) for part in _parts(text)), (text, word)
+    assert word_forms("x" * 41) is None and says_word("y" * 41 + " fire", "fire")
+
+
 # ------------------------------------------------------------------------- the game
 def new_env(target: str = "apple", seed: int = 0, **kwargs) -> TabooEnv:
     env = raw_env(targets=TARGETS, **kwargs)
