@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import functools
 import json
 import re
 import string
@@ -150,7 +151,19 @@ def describe(value: object, limit: int = 40) -> str:
 
 def tokens(text: str) -> list[str]:
     """Lowercase word tokens of ``text`` (letters/digits, inner hyphens and apostrophes kept)."""
+    if type(text) is str and len(text) <= _TOKENS_CACHE_CHARS:
+        return list(_short_text_tokens(text))
     return _WORD_RE.findall(to_charset(text).lower())
+
+
+#: Longest text whose tokens are kept: words, hints and utterances come back again and again
+#: (every later observation of a game shows them; agents say the same few words).
+_TOKENS_CACHE_CHARS = 300
+
+
+@functools.lru_cache(maxsize=16384)
+def _short_text_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_WORD_RE.findall(to_charset(text).lower()))
 
 
 def exception_text(exc: BaseException) -> str:
