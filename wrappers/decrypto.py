@@ -40,7 +40,7 @@ import numpy as np
 
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.data import word_list_option
-from cluegym.envs.core.matching import lemmas, snowball_stem
+from cluegym.envs.core.matching import word_forms
 from cluegym.envs.core.text import to_charset, tokens
 from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
 from cluegym.wrappers.candidates import top_order
@@ -530,13 +530,13 @@ class _HintForms:
 
     Attributes:
         parts: the hint's parts (lowercase).
-        forms: ``"l:"`` + each part and each of its lemmas, ``"s:"`` + the stem of each part
-            longer than 2 letters.
+        forms: the :func:`~cluegym.envs.core.matching.word_forms` of every part (its lemmas
+            and stem), together; None when a part is too long to have kept forms.
     """
 
     __slots__ = ("parts", "forms")
 
-    def __init__(self, parts: tuple[str, ...], forms: frozenset[str]) -> None:
+    def __init__(self, parts: tuple[str, ...], forms: frozenset[str] | None) -> None:
         self.parts, self.forms = parts, forms
 
     @staticmethod
@@ -544,18 +544,11 @@ class _HintForms:
         """The parts of ``text`` the rule compares (the hint text as the rule cleans it)."""
         return tuple(p for token in tokens(to_charset(text).strip()) for p in token.replace("'", "-").split("-") if p)
 
-    @staticmethod
-    def forms_of(part: str) -> set[str]:
-        """The forms of one part (see the class docstring)."""
-        forms = {"l:" + part, *("l:" + lemma for lemma in lemmas(part))}
-        if len(part) > 2:
-            forms.add("s:" + snowball_stem(part))
-        return forms
-
     @classmethod
     def of(cls, text: str) -> _HintForms:
         parts = cls.parts_of(text)
-        return cls(parts, frozenset(form for part in parts for form in cls.forms_of(part)))
+        forms = [word_forms(part) for part in parts]
+        return cls(parts, None if None in forms else frozenset().union(*forms))
 
 
 class _KeywordGuard:
@@ -580,11 +573,11 @@ class _KeywordGuard:
         if len(parts) != 1 or rule not in ("paper", "substring"):
             return cls(None, None)
         part = parts[0]
-        return cls(frozenset(_HintForms.forms_of(part)), part if rule == "substring" and len(part) >= 3 else None)
+        return cls(word_forms(part), part if rule == "substring" and len(part) >= 3 else None)
 
     def clears(self, hint: _HintForms) -> bool:
         """Whether ``hint`` surely passes the rule next to this keyword (False: check it)."""
-        if self.forms is None or not self.forms.isdisjoint(hint.forms):
+        if self.forms is None or hint.forms is None or not self.forms.isdisjoint(hint.forms):
             return False
         return self.target is None or not any(self.target in part for part in hint.parts)
 

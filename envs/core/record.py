@@ -411,11 +411,7 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
             elif kind is int:
                 parts.append(repr(item).encode())
             elif kind is tuple:
-                part = _tuple_part(item)
-                if part is None:
-                    _feed_sequence(item, parts)
-                else:
-                    parts.append(part)
+                _feed_tuple(item, parts)
             else:
                 _feed(item, parts)
     elif kind is str:
@@ -423,11 +419,7 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
     elif kind is np.ndarray:
         parts.append(_array_part(value))
     elif kind is tuple:
-        part = _tuple_part(value)
-        if part is None:
-            _feed_sequence(value, parts)
-        else:
-            parts.append(part)
+        _feed_tuple(value, parts)
     elif kind is list:
         _feed_sequence(value, parts)
     elif kind is int or kind is float:
@@ -442,6 +434,15 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
         _feed(np.asarray(value), parts)
     else:
         parts.append(json.dumps(to_jsonable(value)).encode())
+
+
+def _feed_tuple(value: tuple, parts: list[bytes]) -> None:
+    """A tuple's kept bytes (:func:`_tuple_part`), or its items when it may change."""
+    part = _tuple_part(value)
+    if part is None:
+        _feed_sequence(value, parts)
+    else:
+        parts.append(part)
 
 
 def _feed_sequence(value: list | tuple, parts: list[bytes]) -> None:
