@@ -44,7 +44,7 @@ from cluegym.envs.core.matching import word_forms
 from cluegym.envs.core.text import to_charset, tokens
 from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
 from cluegym.wrappers.candidates import top_order
-from cluegym.wrappers.featurizers import Featurizer
+from cluegym.wrappers.featurizers import Featurizer, mean_deviations
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["DecryptoFeatures", "HintCandidates", "potential", "seat_task"]
@@ -151,19 +151,6 @@ def _history_sims(vectors: _Vectors, hint_vecs: np.ndarray, hint_history: Sequen
             out[1, :, k] = (hint_vecs @ vecs.T).max(axis=1)
 
 
-def _deviations(values: np.ndarray) -> tuple[np.floating, float]:
-    """``values.mean()`` and ``float(values.std())`` of a non-empty floating vector, bit for
-    bit: numpy's ``_mean`` and ``_var`` operations (sums by ``np.add.reduce``, each divided by
-    the count as an ``intp`` and cast back to the values' dtype, the root in that dtype),
-    without their bookkeeping (~15 us a pair of calls; the features make 2-3 pairs a decision)."""
-    count = np.intp(values.size)
-    scalar = values.dtype.type
-    mean = scalar(np.add.reduce(values) / count)
-    deviations = values - mean
-    variance = scalar(np.add.reduce(np.square(deviations)) / count)
-    return mean, float(scalar(np.sqrt(variance)))
-
-
 class DecryptoFeatures(Featurizer):
     """Similarity features of one Decrypto seat (see the module docstring).
 
@@ -262,7 +249,7 @@ class DecryptoFeatures(Featurizer):
         pool = scores[:, legal] if legal.any() else scores
         standardized = np.zeros(scores.shape, dtype=np.float32)
         for m, row in enumerate(pool):
-            mean, spread = _deviations(row)
+            mean, _, spread = mean_deviations(row)  # numpy's mean and std of the row, bit for bit
             if spread >= 1e-6:
                 standardized[m] = np.where(legal, (scores[m] - mean) / (3.0 * spread), -1.0)
         return scores.astype(np.float32, copy=False), standardized

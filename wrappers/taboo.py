@@ -199,7 +199,7 @@ class GuessFeatures(Featurizer):
             scored = self.candidates.scores(observation)
             sims = np.array([scored.get(w, 0.0) for w in words], dtype=np.float32)
             k = len(sims)
-            deviations, spread = mean_deviations(sims)
+            _, deviations, spread = mean_deviations(sims)
             per = vector[: self.n * _PER_CHOICE].reshape(self.n, _PER_CHOICE)
             per[1:k + 1, 1] = sims
             if spread > 1e-6:
