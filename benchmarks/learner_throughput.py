@@ -57,7 +57,7 @@ from cluegym.benchmarks.throughput import measure
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
 
-__all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "main"]
+__all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "main", "VIEW_FLOOR"]
 
 
 @dataclass(frozen=True)
@@ -139,6 +139,10 @@ class _StepCounter:
             inner(action)
 
         env.step = step
+
+
+#: Issue 15's floor for a learning view: at least this share of the raw env's env steps/s.
+VIEW_FLOOR = 0.5
 
 
 def _legal_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
@@ -266,9 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     limit_threads(args.threads)
     unit = "CPU-second" if args.cpu_time else "wall-clock second"
     print(f"env steps/s: game env step() calls, every seat; decisions/s: the learners' choices; "
-          f"x raw, x raw-rnd: env steps/s over those rows'; per {unit}")
+          f"x raw, x raw-rnd: env steps/s over those rows'; per {unit}; floor: issue 15's "
+          f"x raw >= {VIEW_FLOOR} for a view")
     print(f"{'game':<11} {'view':<8} {'learners':<9} {'env steps/s':>11} {'x raw':>6} {'x raw-rnd':>9} "
-          f"{'decisions/s':>11} {'games/s':>8} {'cpu%':>5}")
+          f"{'decisions/s':>11} {'games/s':>8} {'cpu%':>5}  floor")
     for game in games:
         setup = SETUPS[game]
         if setup.warm is not None and not args.cold:
@@ -282,9 +287,11 @@ def main(argv: list[str] | None = None) -> int:
         raw, raw_random = rows[0][2], rows[1][2]
         for view, learners, rate in rows:
             decisions = "-" if np.isnan(rate.decisions_s) else f"{rate.decisions_s:.0f}"
+            of_raw = rate.env_steps_s / raw.env_steps_s
+            verdict = "" if view in ("raw", "raw-rnd") else ("ok" if of_raw >= VIEW_FLOOR else "BELOW")
             print(f"{game:<11} {view:<8} {learners:<9} {rate.env_steps_s:>11.0f} "
-                  f"{rate.env_steps_s / raw.env_steps_s:>6.2f} {rate.env_steps_s / raw_random.env_steps_s:>9.2f} "
-                  f"{decisions:>11} {rate.games_s:>8.1f} {100 * rate.cpu_share:>5.0f}", flush=True)
+                  f"{of_raw:>6.2f} {rate.env_steps_s / raw_random.env_steps_s:>9.2f} "
+                  f"{decisions:>11} {rate.games_s:>8.1f} {100 * rate.cpu_share:>5.0f}  {verdict}", flush=True)
     return 0
 
 

@@ -25,6 +25,9 @@ def test_main_prints_every_view_and_rejects_unknown_games(capsys):
     rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("taboo")]
     assert [row[1] for row in rows] == ["raw", "raw-rnd", "sb3", "multi"]
     assert float(rows[0][3]) > 0 and rows[0][4] == "1.00" and rows[1][5] == "1.00"
+    # The views' rows say whether they meet issue 15's floor (x raw >= 0.5); the raw rows do not.
+    assert [len(row) for row in rows[:2]] == [9, 9]
+    assert all(row[9] == ("ok" if float(row[4]) >= 0.5 else "BELOW") for row in rows[2:])
     with pytest.raises(SystemExit):
         main(["--games", "chess"])
     with pytest.raises(SystemExit):
