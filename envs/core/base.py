@@ -128,10 +128,10 @@ class ClueGameEnv(AECEnv):
         self.rng = np.random.default_rng()
         #: Seats whose observation carries ``action_mask`` (set after the game's __init__).
         self._mask_seats: set[str] = set()
-        #: Per seat, its action space and the function that builds its action mask from it.
+        #: Per seat, its action space with what is made from it once (see :meth:`_for_space`):
+        #: the function that builds its action mask, the cleaner of its actions' text.
         self._mask_builders: dict[str, tuple[gymnasium.Space, Any]] = {}
-        #: Per seat, the cleaner of its actions' text (see :class:`~.spaces.ActionTextCleaner`).
-        self._cleaners: dict[str, ActionTextCleaner] = {}
+        self._cleaners: dict[str, tuple[gymnasium.Space, ActionTextCleaner]] = {}
         self._seed: int | None = None
         #: Draws the seed of each game started by ``reset()`` without a seed (see :meth:`reset`).
         self._seed_generator: np.random.Generator | None = None
@@ -259,11 +259,17 @@ class ClueGameEnv(AECEnv):
         :func:`~cluegym.envs.core.spaces.action_mask_value`; a seat's
         :func:`~cluegym.envs.core.spaces.action_mask_builder` is made once)."""
         acting = self.state is not None and agent in self._rules.simultaneous(self.state)
+        build = self._for_space(self._mask_builders, agent, action_mask_builder)
+        return build(self._legal_mask(agent), acting)
+
+    def _for_space(self, made: dict[str, tuple[gymnasium.Space, Any]], agent: str, make: Any) -> Any:
+        """``make(action_space(agent))``, kept in ``made`` per seat: made once (again if the
+        seat's space is replaced), not walked at every step."""
         space = self.action_spaces[agent]
-        entry = self._mask_builders.get(agent)
-        if entry is None or entry[0] is not space:  # built once per seat (again if its space is replaced)
-            entry = self._mask_builders[agent] = (space, action_mask_builder(space))
-        return entry[1](self._legal_mask(agent), acting)
+        entry = made.get(agent)
+        if entry is None or entry[0] is not space:
+            entry = made[agent] = (space, make(space))
+        return entry[1]
 
     def _add_action_mask_spaces(self) -> None:
         """Add ``action_mask`` to the observation space of every seat with a discrete action
@@ -405,10 +411,7 @@ class ClueGameEnv(AECEnv):
         if type(action) is RecordedAcceptance:
             return action.action, None
         try:
-            space = self.action_spaces[agent]
-            clean = self._cleaners.get(agent)
-            if clean is None or clean.space is not space:  # made once per seat (again if its space is replaced)
-                clean = self._cleaners[agent] = ActionTextCleaner(space)
+            clean = self._for_space(self._cleaners, agent, ActionTextCleaner)
             cleaned, error = clean(action, self._bare_text_key(agent))
             if error is not None:
                 return None, error
