@@ -424,7 +424,7 @@ class ClueGameEnv(AECEnv):
         self._retries[agent] = 0
         events = self._rules.apply(self.state, agent, action, self.rng)
         self._state_changed()
-        entry["events"] = to_jsonable(events)
+        entry["events"] = events if self._rules.plain_json else to_jsonable(events)
         self._steps.append(entry)
         for seat, reward in self._rules.step_rewards(self.state, events).items():
             self.rewards[seat] += float(reward)
@@ -486,5 +486,6 @@ class ClueGameEnv(AECEnv):
             "counters": dict(self._counters),
         }
         if self.game_over:
-            record["result"] = to_jsonable({**self._rules.result(self.state), **self._counters})
+            result = {**self._rules.result(self.state), **self._counters}
+            record["result"] = result if self._rules.plain_json else to_jsonable(result)
         return record

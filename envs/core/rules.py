@@ -55,6 +55,14 @@ class GameRules(Generic[StateT]):
     """
 
     seats: tuple[str, ...] = ()
+    #: Whether :meth:`apply`'s events and :meth:`result` are always *new plain JSON*: dicts
+    #: with text keys, lists (not tuples), texts, finite floats, ints, bools and None, built
+    #: at each call and shared with nothing the State keeps. The adapter then records them as
+    #: they are; otherwise (the default, safe for any game) it converts a copy of each with
+    #: :func:`~cluegym.envs.core.record.to_jsonable`, which costs a tenth of a short game's
+    #: step. A game that sets it has a test that plays seeded and fuzzed games and checks
+    #: both (``tests/games/test_step_robustness.py``).
+    plain_json: bool = False
 
     def new_game(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> StateT:
         """A new game's State, drawing all randomness from ``rng``.

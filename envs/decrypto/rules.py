@@ -216,6 +216,8 @@ class DecryptoRules(GameRules[DecryptoState]):
         WordNetMissingError: Debian's WordNet database (the word judge's data) is missing.
     """
 
+    plain_json = True  # events and result: new plain JSON (see GameRules.plain_json)
+
     seats = SEATS
 
     def __init__(self, config: DecryptoConfig | None = None, keyword_pool: Sequence[str] | None = None) -> None:

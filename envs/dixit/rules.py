@@ -76,6 +76,8 @@ class DixitRules(GameRules[DixitState]):
         seats: ``player_0`` .. ``player_{N-1}``.
     """
 
+    plain_json = True  # events and result: new plain JSON (see GameRules.plain_json)
+
     def __init__(self, config: DixitConfig, card_ids: Sequence[str], *, deck_name: str = "",
                  reveal_captions: bool = False) -> None:
         self.config = config

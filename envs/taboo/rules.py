@@ -120,6 +120,8 @@ class TabooRules(GameRules[TabooState]):
         WordNetMissingError: Debian's WordNet database (the word judge's data) is missing.
     """
 
+    plain_json = True  # events and result: new plain JSON (see GameRules.plain_json)
+
     seats = SEATS
 
     def __init__(self, config: TabooConfig | None = None, targets: Sequence[str] | None = None) -> None:

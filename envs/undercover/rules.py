@@ -57,6 +57,8 @@ class UndercoverRules(GameRules[UndercoverState]):
         WordNetMissingError: Debian's WordNet database (the word judge's data) is missing.
     """
 
+    plain_json = True  # events and result: new plain JSON (see GameRules.plain_json)
+
     def __init__(
         self,
         config: UndercoverConfig | None = None,

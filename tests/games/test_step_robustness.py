@@ -347,3 +347,81 @@ def test_fallback_after_an_unrecordable_rejection_replays_the_same(game, rejecte
     assert replay(record) == record
     if game == "decrypto":
         assert step["fallback"]["action"][0] == "moon" and step["fallback"]["action"][2] == "lamp"
+
+
+# ------------------------------------------------------------------- plain JSON, recorded as is
+def _plain_json_problem(value: Any, path: str = "$") -> str | None:
+    """Where ``value`` is not a plain JSON tree (exact types: dict with str keys, list, str,
+    finite float, int, bool, None), or None."""
+    kind = type(value)
+    if value is None or kind is bool or kind is str or kind is int:
+        return None
+    if kind is float:
+        return None if math.isfinite(value) else f"{path}: {value!r}"
+    if kind is list:
+        return next((p for i, item in enumerate(value) if (p := _plain_json_problem(item, f"{path}[{i}]"))), None)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                return f"{path}: key {key!r}"
+            if (problem := _plain_json_problem(item, f"{path}.{key}")) is not None:
+                return problem
+        return None
+    return f"{path}: {type(value).__name__}"
+
+
+def _containers(value: Any) -> list[Any]:
+    """Every dict and list inside ``value`` (itself included)."""
+    if type(value) is dict:
+        return [value, *(c for item in value.values() for c in _containers(item))]
+    if type(value) is list:
+        return [value, *(c for item in value for c in _containers(item))]
+    return []
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_plain_json_games_record_new_plain_events_and_results(game):
+    """A game whose rules declare ``plain_json`` has its events and result recorded without a
+    converting copy, so they must be plain JSON, and new: an event kept in the record must not
+    change when the game goes on (it shares nothing with the State), and each ``result`` call
+    builds its own containers. Seeded games with hostile values, the random agent's moves and
+    the scripted benchmark's moves mixed in."""
+    from cluegym.agents import make_agent  # noqa: PLC0415
+    from cluegym.benchmarks.throughput import scripted_action  # noqa: PLC0415
+
+    env = cluegym.make(game, **GAMES[game])
+    rules = env.unwrapped.rules
+    assert rules.plain_json
+    for seed in range(4 if game == "dixit" else 12):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        agents = {seat: make_agent("random", game=game, seat=seat, action_space=env.action_space(seat), seed=seed)
+                  for seat in env.possible_agents}
+        kept: list[tuple[int, Any]] = []
+        for step, agent in enumerate(env.agent_iter()):
+            obs, _, term, trunc, info = env.last()
+            roll = rng.random()
+            if term or trunc:
+                action = None
+            elif roll < 0.2:
+                action = HOSTILE[int(rng.integers(len(HOSTILE)))]()
+            elif roll < 0.6:
+                action = agents[agent].act(obs, info)
+            else:
+                action = scripted_action(env.action_space(agent), obs, info, step)
+            before = len(env.unwrapped._steps)
+            env.step(action)
+            steps = env.unwrapped._steps
+            if len(steps) > before and "events" in steps[-1]:
+                events = steps[-1]["events"]
+                assert _plain_json_problem(events) is None, (seed, _plain_json_problem(events), events)
+                kept.append((len(steps) - 1, json.dumps(events)))
+        record = env.unwrapped.game_record()
+        for index, text in kept:
+            assert json.dumps(record["steps"][index]["events"]) == text, f"seed {seed}: step {index}'s events changed"
+        assert _plain_json_problem(record["result"]) is None, (seed, _plain_json_problem(record["result"]))
+        again = rules.result(env.unwrapped.state)
+        shared = {id(c) for c in _containers(record["result"])} & {id(c) for c in _containers(again)}
+        assert not shared, f"seed {seed}: result() returned containers of an earlier call"
+        json.dumps(record, allow_nan=False)
+        assert replay(record) == record
