@@ -309,11 +309,12 @@ class ClueGameEnv(AECEnv):
         self._options = to_jsonable(options) if options else None
         self.rng = np.random.default_rng(self._seed)
         self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self._retries = {a: 0 for a in self.agents}
+        fresh = dict.fromkeys
+        self.rewards = fresh(self.agents, 0.0)
+        self._cumulative_rewards = fresh(self.agents, 0.0)
+        self.terminations = fresh(self.agents, False)
+        self.truncations = fresh(self.agents, False)
+        self._retries = fresh(self.agents, 0)
         self._counters = {"invalid_actions": 0, "fallbacks": 0, "forfeits": 0}
         self._steps = []
         self._rejected_parts = None
@@ -355,6 +356,32 @@ class ClueGameEnv(AECEnv):
         self._counters["fallbacks"] += 1
         entry["fallback"] = {"action": to_jsonable(normalized), "reason": fallback_note}
         self._finish_move(agent, normalized, entry, {"error": error, "fallback": fallback_note})
+
+    def _was_dead_step(self, action: Any) -> None:
+        """PettingZoo's step of a finished seat (the same checks and effects): the seat leaves
+        ``agents`` and the per-seat dicts, the next finished seat (or the one PettingZoo kept
+        aside) is selected, rewards are cleared. Written out here because every game ends
+        with one such step per seat."""
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        terminations, truncations = self.terminations, self.truncations
+        assert terminations[agent] or truncations[agent], "an agent that was not dead as attempted to be removed"
+        del terminations[agent], truncations[agent], self.rewards[agent], self._cumulative_rewards[agent]
+        del self.infos[agent]
+        self.agents.remove(agent)
+        dead = next((seat for seat in self.agents if terminations[seat] or truncations[seat]), None)
+        if dead is not None:
+            if self._skip_agent_selection is None:
+                self._skip_agent_selection = agent
+            self.agent_selection = dead
+        else:
+            if self._skip_agent_selection is not None:
+                self.agent_selection = self._skip_agent_selection
+            self._skip_agent_selection = None
+        rewards = self.rewards
+        for seat in rewards:
+            rewards[seat] = 0
 
     def forfeit(self, reason: str) -> None:
         """The seat to move gives up its current decision (e.g. its agent failed).
