@@ -36,7 +36,11 @@ class RandomAgent(Agent):
             mask = info["action_mask"]
         # The space itself, not the seeded property: sampling uses self.rng, and seeding a
         # Dict space at every game costs more than the game's moves (see Agent.action_space).
-        return self._sample(self._action_space, mask, self._words())
+        space = self._action_space
+        sampler = self.__dict__.get("_sampler")
+        if sampler is None or sampler.space is not space:
+            sampler = self._sampler = _sampler(space)
+        return sampler(mask, self.rng, self._words(), self)
 
     def _words(self) -> tuple[str, ...]:
         if not hasattr(self, "_vocabulary"):
@@ -44,20 +48,74 @@ class RandomAgent(Agent):
             self._vocabulary = tuple(provider()) if provider else self._FALLBACK_WORDS
         return self._vocabulary
 
-    def _sample(self, space: gymnasium.Space, mask: Any, words: Any) -> Any:
-        if isinstance(space, gymnasium.spaces.Discrete):
-            legal = np.arange(space.n) if mask is None else np.asarray(mask).ravel().nonzero()[0]
-            if legal.size == 0:
-                legal = np.arange(space.n)
-            # The same draw as rng.choice(legal), at a quarter of its cost.
-            return int(space.start + legal[self.rng.integers(len(legal))])
-        if isinstance(space, gymnasium.spaces.Text):
-            return str(words[int(self.rng.integers(len(words)))])[: space.max_length]
-        if isinstance(space, gymnasium.spaces.Tuple):
-            masks = mask if isinstance(mask, (tuple, list)) else [None] * len(space.spaces)
-            return tuple(self._sample(s, m, words) for s, m in zip(space.spaces, masks))
-        if isinstance(space, gymnasium.spaces.Dict):
-            masks = mask if isinstance(mask, dict) else {}
-            return {k: self._sample(s, masks.get(k), words) for k, s in space.spaces.items()}
-        self.action_space  # noqa: B018 - seeds the space (and its parts) from the last reset
-        return space.sample()
+
+# The sampler of an action space, built once per space (a Dict space's entries are not
+# dispatched on at every move). Each draws exactly what the per-move dispatch it replaces drew.
+def _sampler(space: gymnasium.Space) -> "_Sampler":
+    if isinstance(space, gymnasium.spaces.Discrete):
+        return _DiscreteSampler(space)
+    if isinstance(space, gymnasium.spaces.Text):
+        return _TextSampler(space)
+    if isinstance(space, gymnasium.spaces.Tuple):
+        return _TupleSampler(space)
+    if isinstance(space, gymnasium.spaces.Dict):
+        return _DictSampler(space)
+    return _Sampler(space)
+
+
+class _Sampler:
+    """Any other space: its own ``sample()``, seeded from the agent's last reset."""
+
+    def __init__(self, space: gymnasium.Space) -> None:
+        self.space = space
+
+    def __call__(self, mask: Any, rng: np.random.Generator, words: tuple[str, ...], agent: RandomAgent) -> Any:
+        agent.action_space  # noqa: B018 - seeds the space (and its parts) from the last reset
+        return self.space.sample()
+
+
+class _DiscreteSampler(_Sampler):
+    """A uniformly random legal choice (any choice when the mask allows none)."""
+
+    def __init__(self, space: gymnasium.spaces.Discrete) -> None:
+        super().__init__(space)
+        self.n, self.start = space.n, space.start
+
+    def __call__(self, mask: Any, rng: np.random.Generator, words: tuple[str, ...], agent: RandomAgent) -> Any:
+        if mask is None:
+            legal = np.arange(self.n)
+        elif type(mask) is np.ndarray and mask.ndim == 1:
+            legal = mask.nonzero()[0]
+        else:
+            legal = np.asarray(mask).ravel().nonzero()[0]
+        if legal.size == 0:
+            legal = np.arange(self.n)
+        # The same draw as rng.choice(legal), at a quarter of its cost.
+        return int(self.start + legal[rng.integers(len(legal))])
+
+
+class _TextSampler(_Sampler):
+    """A random word of the game's vocabulary, clipped to the space's length."""
+
+    def __call__(self, mask: Any, rng: np.random.Generator, words: tuple[str, ...], agent: RandomAgent) -> Any:
+        return str(words[int(rng.integers(len(words)))])[: self.space.max_length]
+
+
+class _TupleSampler(_Sampler):
+    def __init__(self, space: gymnasium.spaces.Tuple) -> None:
+        super().__init__(space)
+        self.parts = [_sampler(part) for part in space.spaces]
+
+    def __call__(self, mask: Any, rng: np.random.Generator, words: tuple[str, ...], agent: RandomAgent) -> Any:
+        masks = mask if isinstance(mask, (tuple, list)) else [None] * len(self.parts)
+        return tuple(part(m, rng, words, agent) for part, m in zip(self.parts, masks))
+
+
+class _DictSampler(_Sampler):
+    def __init__(self, space: gymnasium.spaces.Dict) -> None:
+        super().__init__(space)
+        self.entries = [(key, _sampler(entry)) for key, entry in space.spaces.items()]
+
+    def __call__(self, mask: Any, rng: np.random.Generator, words: tuple[str, ...], agent: RandomAgent) -> Any:
+        masks = mask if isinstance(mask, dict) else {}
+        return {key: entry(masks.get(key), rng, words, agent) for key, entry in self.entries}
