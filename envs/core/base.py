@@ -46,6 +46,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import gymnasium
@@ -502,11 +503,25 @@ class ClueGameEnv(AECEnv):
         """Whether the current game has ended."""
         return self.state is not None and self._rules.to_move(self.state) is None
 
+    def _config_json(self) -> dict[str, Any]:
+        """``to_jsonable(self.config)``, converted again only when the config changed (every
+        record carries it; the options are set once, at construction). A new dict each time,
+        with new copies of its lists and dicts, as the conversion gave."""
+        kept = self.__dict__.get("_kept_config")
+        if kept is None or kept[0] != self.config:
+            converted = to_jsonable(self.config)
+            nested = tuple(key for key, value in converted.items() if type(value) is list or type(value) is dict)
+            kept = self._kept_config = (copy.deepcopy(self.config), converted, nested)
+        config = dict(kept[1])
+        for key in kept[2]:
+            config[key] = to_jsonable(config[key])
+        return config
+
     def game_record(self) -> dict[str, Any]:
         """The JSON-serialisable record of the current game (see :mod:`.record`)."""
         record = {
             "game": self.game_id,
-            "config": to_jsonable(self.config),
+            "config": self._config_json(),
             "seed": self._seed,
             "options": self._options,
             "steps": list(self._steps),

@@ -115,7 +115,7 @@ def request(seat: str, state: TabooState, cfg: TabooConfig) -> str:
 def full_prompt(seat: str, state: TabooState, cfg: TabooConfig) -> str:
     """The seat's complete view: rules, role (and the word, for the attacker), dialogue, request."""
     target = state.target if seat == "attacker" else None
-    return cached_call(_prefix, cfg, target) + dialogue(state) + "\n\n" + request(seat, state, cfg)
+    return "".join((cached_call(_prefix, cfg, target), dialogue(state), "\n\n", request(seat, state, cfg)))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import cluegym
-from cluegym.envs.core.record import _ARRAY_DIGESTS, _TUPLE_PARTS, array_digest, digest, replay
+from cluegym.envs.core.record import _ARRAY_DIGESTS, _TUPLE_PARTS, array_digest, digest, replay, to_jsonable
 
 
 def _readonly(array):
@@ -100,3 +100,17 @@ def test_records_replay_with_their_digests(game):
     record = env.unwrapped.game_record()
     assert all(step["obs"] for step in record["steps"])
     assert replay(record)["steps"] == record["steps"]
+
+
+def test_each_record_gets_its_own_config_and_follows_a_changed_config():
+    env = cluegym.make("dixit", num_rounds=2, image_size=[16, 16])
+    env.reset(seed=0)
+    first = env.unwrapped.game_record()["config"]
+    assert first == to_jsonable(env.unwrapped.config) and first["image_size"] == [16, 16]
+    first["image_size"].append(99)  # a consumer editing its record touches no other record
+    first["num_rounds"] = 7
+    second = env.unwrapped.game_record()["config"]
+    assert second["image_size"] == [16, 16] and second["num_rounds"] == 2
+    assert second["image_size"] is not env.unwrapped.game_record()["config"]["image_size"]
+    env.unwrapped.config["image_size"][0] = 32  # the env's own options changed in place
+    assert env.unwrapped.game_record()["config"]["image_size"] == [32, 16]
