@@ -142,7 +142,7 @@ def _cleaner(space: gymnasium.Space, label: str) -> Callable[[Any], tuple[Any, s
         ]
 
         def mapping(value: Any) -> tuple[Any, str | None]:
-            if not isinstance(value, Mapping):
+            if type(value) is not dict and not isinstance(value, Mapping):  # a dict skips the ABC check
                 return value, None
             out = dict(value.items())
             for key, clean in entries:

@@ -58,7 +58,8 @@ def to_charset(text: str, max_length: int | None = None) -> str:
     """Fold ``text`` into :data:`CHARSET` (curly quotes -> straight, accents stripped, other
     characters dropped) and clip it to ``max_length``, so it fits a Text space."""
     if text.isascii():  # the common case: nothing to fold, only ASCII controls to drop
-        text = _ASCII_OUTSIDE_CHARSET.sub("", str.__str__(text))
+        # isprintable(): no control character at all (most texts), so nothing to drop
+        text = str.__str__(text) if text.isprintable() else _ASCII_OUTSIDE_CHARSET.sub("", str.__str__(text))
         return text if max_length is None else text[:max_length]
     text = "".join(_FOLD.get(ch, ch) for ch in text)
     text = unicodedata.normalize("NFKD", text)

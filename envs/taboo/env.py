@@ -167,15 +167,16 @@ class TabooEnv(ClueGameEnv):
         else:
             fields = " and ".join(repr(a) for a in allowed)
             return None, f"an action must be a dict with {fields}, got {type_name(action)}"
-        normalize = self.rules.normalize
+        rules = self._rules
+        normalize = rules.normalize
         # Each text normalized once (the checks and the normalized action share it).
         clean_guess = normalize(guess) if agent == "defender" and isinstance(guess, str) and guess else None
-        error = self.rules.guess_error(guess, normalized=clean_guess) if agent == "defender" else None
+        error = rules.guess_error(guess, normalized=clean_guess) if agent == "defender" else None
         if error:
             return None, error
         has_guess = bool(guess and clean_guess)
         clean = normalize(utterance) if isinstance(utterance, str) else None
-        error = self.rules.utterance_error(utterance, allow_empty=has_guess, normalized=clean)
+        error = rules.utterance_error(utterance, allow_empty=has_guess, normalized=clean)
         if error:
             return None, error
         normalized = {"utterance": clean}
