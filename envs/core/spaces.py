@@ -41,7 +41,14 @@ def text_tuple(n: int, max_length: int) -> gymnasium.spaces.Tuple:
 
 def pad_texts(texts: Sequence[str], n: int) -> tuple[str, ...]:
     """``texts`` padded with ``""`` (or clipped) to exactly ``n`` entries."""
-    return tuple(list(texts[:n]) + [""] * max(0, n - len(texts)))
+    missing = n - len(texts)
+    if missing <= 0:
+        return tuple(texts[:n])
+    return tuple(texts) + (_BLANKS[:missing] if missing <= len(_BLANKS) else ("",) * missing)
+
+
+#: The padding of :func:`pad_texts` (built once: observations pad at every step).
+_BLANKS = ("",) * 64
 
 
 def mask_space(n: int) -> gymnasium.spaces.Box:
