@@ -43,28 +43,51 @@ def scripted_action(space: gymnasium.Space, observation: Any, info: dict, step: 
     """A legal discrete choice that rotates with ``step``; rotating plain words for text.
 
     As cheap as it can be (the peers' scripted policies are one line), so the figures are
-    the env's."""
+    the env's: what to do with each part of a space is worked out once per space."""
     mask = observation.get("action_mask") if type(observation) is dict else None
     if mask is None:
         mask = info.get("action_mask")
-    return _choose(space, mask, step)
+    entry = _CHOOSERS.get(id(space))
+    if entry is None or entry[0] is not space:
+        if len(_CHOOSERS) >= 256:
+            _CHOOSERS.clear()
+        entry = _CHOOSERS[id(space)] = (space, _chooser(space))
+    return entry[1](mask, step)
 
 
-def _choose(space: gymnasium.Space, mask: Any, step: int) -> Any:
+#: Per action space (by id, holding the space so that the id stays its own): its chooser.
+_CHOOSERS: dict[int, tuple[gymnasium.Space, Callable[[Any, int], Any]]] = {}
+
+
+def _chooser(space: gymnasium.Space) -> Callable[[Any, int], Any]:
+    """``choose(mask, step)`` for ``space``: the first legal choice rotated by ``step`` for a
+    Discrete part, a rotating word for a Text part, each entry for a Dict (with its mask) or a
+    Tuple (rotated by its position), a sample for anything else."""
     kind = type(space)
     if kind is gymnasium.spaces.Discrete:
-        if mask is None:
-            return step % int(space.n)
-        legal = (mask if type(mask) is np.ndarray else np.asarray(mask)).nonzero()[0]
-        return int(legal[step % len(legal)])
+        n = int(space.n)
+
+        def discrete(mask: Any, step: int) -> int:
+            if mask is None:
+                return step % n
+            legal = (mask if type(mask) is np.ndarray else np.asarray(mask)).nonzero()[0]
+            return int(legal[step % len(legal)])
+
+        return discrete
     if kind is gymnasium.spaces.Text:
-        return _WORDS[step % len(_WORDS)]
+        return lambda mask, step: _WORDS[step % len(_WORDS)]
     if kind is gymnasium.spaces.Dict:
-        masks = mask if type(mask) is dict else {}
-        return {key: _choose(entry, masks.get(key), step) for key, entry in space.spaces.items()}
+        entries = [(key, _chooser(entry)) for key, entry in space.spaces.items()]
+
+        def mapping(mask: Any, step: int) -> dict[str, Any]:
+            masks = mask if type(mask) is dict else {}
+            return {key: choose(masks.get(key), step) for key, choose in entries}
+
+        return mapping
     if kind is gymnasium.spaces.Tuple:
-        return tuple(_choose(entry, None, step + i) for i, entry in enumerate(space.spaces))
-    return space.sample()
+        parts = [_chooser(entry) for entry in space.spaces]
+        return lambda mask, step: tuple(choose(None, step + i) for i, choose in enumerate(parts))
+    return lambda mask, step: space.sample()
 
 
 def play_game(env: Any, seed: int, step0: int) -> int:
