@@ -87,6 +87,41 @@ def clean_text(text: str) -> str:
     return " ".join((text if text.isascii() else to_charset(text)).split())
 
 
+def collapse_text(text: str) -> str:
+    """``text`` in :data:`CHARSET` (see :func:`to_charset`) with whitespace runs collapsed to
+    single spaces and the ends stripped: how the games store an utterance, a description or a
+    clue. Idempotent.
+
+    A short text's form is kept (and the form's own, itself): an action's text is collapsed
+    by the env's checks and again by the rules applying it, and the same words come back
+    game after game.
+
+    Example:
+        >>> collapse_text("  a\u2019s   quiet\tstorm ")
+        "a's quiet storm"
+    """
+    if type(text) is not str or len(text) > _COLLAPSED_CHARS:
+        return " ".join(to_charset(text).split())
+    form = _COLLAPSED.get(text)
+    if form is None:
+        if text.isascii() and text.isprintable():
+            # Printable ASCII is all in the charset and its only whitespace is " ".
+            form = " ".join(text.split())
+        else:
+            form = " ".join(to_charset(text).split())
+        if len(_COLLAPSED) >= _COLLAPSED_MAX:
+            _COLLAPSED.clear()
+        _COLLAPSED[text] = form
+        _COLLAPSED[form] = form
+    return form
+
+
+#: Kept forms of :func:`collapse_text` (texts up to this long; at most this many entries).
+_COLLAPSED_CHARS = 300
+_COLLAPSED_MAX = 16384
+_COLLAPSED: dict[str, str] = {}
+
+
 def quote_text(text: str) -> str:
     r"""A seat's text as it may appear in another seat's prompt: one double-quoted string,
     inner ``"`` and ``\`` escaped, every control or non-ASCII character escaped (``\n``,

@@ -45,7 +45,7 @@ import numpy as np
 
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.seats import seat_name
-from cluegym.envs.core.text import describe, to_charset, type_name
+from cluegym.envs.core.text import collapse_text, describe, type_name
 from cluegym.envs.dixit.config import PRESETS, DixitConfig
 from cluegym.envs.dixit.scoring import PARTIAL_POINTS, SCORINGS, RoundRecord, score_round
 from cluegym.envs.dixit.state import DixitState, listeners_of
@@ -263,7 +263,7 @@ class DixitRules(GameRules[DixitState]):
     @staticmethod
     def normalize_clue(clue: str) -> str:
         """The clue as stored: folded to the charset, whitespace collapsed."""
-        return " ".join(to_charset(clue).split())
+        return collapse_text(clue)
 
     # ----------------------------------------------------------- transitions
     def apply(self, state: DixitState, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from cluegym.envs.core.rules import GameRules
-from cluegym.envs.core.text import to_charset, type_name
+from cluegym.envs.core.text import collapse_text, to_charset, type_name
 from cluegym.envs.core.matching import is_same_word_guess, require_wordnet, says_word
 
 SEATS: tuple[str, str] = ("attacker", "defender")
@@ -152,7 +152,7 @@ class TabooRules(GameRules[TabooState]):
     @staticmethod
     def normalize(text: str) -> str:
         """``text`` in the shared charset with whitespace collapsed."""
-        return " ".join(to_charset(text).split())
+        return collapse_text(text)
 
     def utterance_error(self, text: object, *, allow_empty: bool = False, normalized: str | None = None) -> str | None:
         """Why ``text`` is not a well-formed utterance (type, empty, length), or None.

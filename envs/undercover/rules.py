@@ -33,7 +33,7 @@ import numpy as np
 from cluegym.envs.core.matching import require_wordnet, says_word
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.seats import seat_name
-from cluegym.envs.core.text import describe, to_charset, type_name
+from cluegym.envs.core.text import collapse_text, describe, to_charset, type_name
 from cluegym.envs.undercover.beliefs import score_beliefs
 from cluegym.envs.undercover.config import CIVILIAN, SILENCE, TEAMS, UNDERCOVER, UndercoverConfig
 from cluegym.envs.undercover.state import RoundRecord, UndercoverState
@@ -170,11 +170,7 @@ class UndercoverRules(GameRules[UndercoverState]):
     # ------------------------------------------------------------ validation
     def normalize_description(self, text: str) -> str:
         """``text`` in the shared charset with whitespace collapsed to single spaces."""
-        if type(text) is str and text.isascii() and text.isprintable():
-            # Printable ASCII is all in the charset (nothing to fold or drop) and its only
-            # whitespace is " ": the common case, without to_charset's pass.
-            return " ".join(text.split())
-        return " ".join(to_charset(text).split())
+        return collapse_text(text)
 
     def description_error(self, state: UndercoverState, player: int, text: object) -> str | None:
         """Why ``text`` is not a valid description for ``player``, or None if it is.

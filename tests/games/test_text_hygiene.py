@@ -13,7 +13,7 @@ import pytest
 import cluegym
 from cluegym.envs.core.record import replay
 from cluegym.envs.core.spaces import clean_action_text
-from cluegym.envs.core.text import CHARSET, clean_text, quote_text
+from cluegym.envs.core.text import CHARSET, clean_text, collapse_text, quote_text, to_charset
 from cluegym.envs.decrypto.env import CODES
 
 #: Separators a seat might use to start a line of its own in another seat's prompt.
@@ -235,3 +235,25 @@ def test_clean_action_text_walks_the_space_and_never_modifies_the_action():
     assert action["description"] == "a\nb"
     assert clean_action_text(space, "bare\ntext", "description") == ("bare text", None)
     assert clean_action_text(space, {"description": 5}) == ({"description": 5}, None)
+
+
+@pytest.mark.parametrize("text", [
+    "  a   quiet\tstorm ", "plain", "", "   ", "x\x00y\x7fz", "caf\u00e9 \u201cnoir\u201d\u2026", "line\nbreak\r\nhere",
+    "\u2028sep\u2029", "a" * 299 + " b", "a " * 400, "\x0b\x0cvt ff", "emoji \U0001f600 gone",
+])
+def test_collapse_text_is_the_charset_with_whitespace_collapsed_kept_or_not(text):
+    expected = " ".join(to_charset(text).split())
+    for _ in range(3):  # computed, then kept (and its form kept as itself)
+        form = collapse_text(text)
+        assert form == expected and type(form) is str
+        assert collapse_text(form) == form  # idempotent
+    assert set(form) <= set(CHARSET)
+
+
+def test_collapse_text_of_a_str_subclass_is_a_plain_str():
+    class Shouty(str):
+        def split(self, *args, **kwargs):  # a hostile subclass changes nothing
+            raise AssertionError("not called")
+
+    form = collapse_text(Shouty("  loud   words "))
+    assert form == "loud words" and type(form) is str
