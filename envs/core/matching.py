@@ -277,7 +277,20 @@ def says_word(text: str, word: str, *, strict: bool = False) -> bool:
         word: the protected word (a single word or a short phrase such as ``"sea otter"``).
         strict: also count tokens that contain the word (``firefighter`` for ``fire``) and,
             for a phrase, any of its content words said alone.
+
+    A verdict on a short text (up to 300 characters) is kept: the same clues, descriptions
+    and vocabulary words are checked against the same words game after game.
     """
+    if type(text) is str and type(word) is str and len(text) <= _SAYS_CACHE_CHARS:
+        return _kept_verdict(text, word, bool(strict))
+    return _says_word(text, word, strict)
+
+
+#: Longest text whose :func:`says_word` verdicts are kept.
+_SAYS_CACHE_CHARS = 300
+
+
+def _says_word(text: str, word: str, strict: bool) -> bool:
     text_parts = _parts(text)
     word_parts = _parts(word)
     if not word_parts or not text_parts:
@@ -301,6 +314,11 @@ def says_word(text: str, word: str, *, strict: bool = False) -> bool:
         if strict and len(target) >= 3 and target in part:
             return True
     return False
+
+
+# says_word's kept verdicts (a pure function of the two texts and the flag); at most 16,384
+# of texts up to 300 characters: a few megabytes.
+_kept_verdict = functools.lru_cache(maxsize=16384)(_says_word)
 
 
 #: Longest token whose forms are kept (:func:`word_forms`): words and short phrases' parts.

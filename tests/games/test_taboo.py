@@ -93,6 +93,24 @@ def test_says_word_skips_only_pairs_with_no_form_in_common():
     assert word_forms("x" * 41) is None and says_word("y" * 41 + " fire", "fire")
 
 
+def test_says_word_keeps_short_texts_verdicts_and_they_are_the_checks():
+    from cluegym.envs.core.matching import _kept_verdict, _says_word
+
+    class Text(str):
+        pass
+
+    pairs = [("The buses were late", "bus", False), ("a category error", "cat", False),
+             ("a category error", "cat", True), ("three geese", "goose", False), ("firefighter", "fire", True),
+             ("a sea otter swims", "sea otter", False), ("otter", "sea otter", True), ("", "apple", False),
+             ("x" * 290 + " apples", "apple", False), ("x" * 310 + " apples", "apple", False)]
+    _kept_verdict.cache_clear()
+    for text, word, strict in pairs * 2:  # computed, then read back
+        verdict = _says_word(text, word, strict)
+        assert says_word(text, word, strict=strict) is verdict, (text, word, strict)
+        assert says_word(Text(text), word, strict=strict) is verdict  # a str subclass: not kept
+    assert _kept_verdict.cache_info().hits > 0 and _kept_verdict.cache_info().currsize < len(pairs) + 4
+
+
 # ------------------------------------------------------------------------- the game
 def new_env(target: str = "apple", seed: int = 0, **kwargs) -> TabooEnv:
     env = raw_env(targets=TARGETS, **kwargs)
