@@ -278,8 +278,8 @@ def says_word(text: str, word: str, *, strict: bool = False) -> bool:
         strict: also count tokens that contain the word (``firefighter`` for ``fire``) and,
             for a phrase, any of its content words said alone.
 
-    A verdict on a short text (up to 300 characters) is kept: the same clues, descriptions
-    and vocabulary words are checked against the same words game after game.
+    A verdict on a short text (up to 100 characters) is kept: the same clues, hints,
+    descriptions and vocabulary words are checked against the same words game after game.
     """
     if type(text) is str and type(word) is str and len(text) <= _SAYS_CACHE_CHARS:
         return _kept_verdict(text, word, bool(strict))
@@ -287,7 +287,7 @@ def says_word(text: str, word: str, *, strict: bool = False) -> bool:
 
 
 #: Longest text whose :func:`says_word` verdicts are kept.
-_SAYS_CACHE_CHARS = 300
+_SAYS_CACHE_CHARS = 100
 
 
 def _says_word(text: str, word: str, strict: bool) -> bool:
@@ -316,9 +316,9 @@ def _says_word(text: str, word: str, strict: bool) -> bool:
     return False
 
 
-# says_word's kept verdicts (a pure function of the two texts and the flag); at most 16,384
-# of texts up to 300 characters: a few megabytes.
-_kept_verdict = functools.lru_cache(maxsize=16384)(_says_word)
+# says_word's kept verdicts (a pure function of the two texts and the flag); at most 65,536
+# of texts up to 100 characters: a few megabytes.
+_kept_verdict = functools.lru_cache(maxsize=65536)(_says_word)
 
 
 #: Longest token whose forms are kept (:func:`word_forms`): words and short phrases' parts.
@@ -430,18 +430,6 @@ def hint_keyword(hint: str, keywords: Iterable[str], rule: str = "paper") -> str
     """
     if rule not in HINT_RULES:
         raise ValueError(f"unknown hint rule {rule!r}; choose one of: {', '.join(HINT_RULES)}")
-    strict = rule == "substring"
-    if type(hint) is not str or len(hint) > _PARTS_CACHE_CHARS:  # odd or long "hints": uncached
-        return first_mention(hint, keywords, substring=strict)
-    for keyword in keywords:
-        if (_hint_says(hint, keyword, strict) if type(keyword) is str and len(keyword) <= _PARTS_CACHE_CHARS
-                else says_word(hint, keyword, strict=strict)):
-            return keyword
-    return None
-
-
-# A hint and a keyword are short strings and a game checks the same pairs again and again
-# (every hint of a turn against every keyword, agents' candidate lists each turn).
-@functools.lru_cache(maxsize=65536)
-def _hint_says(hint: str, keyword: str, strict: bool) -> bool:
-    return says_word(hint, keyword, strict=strict)
+    # A game checks the same pairs again and again (every hint of a turn against every
+    # keyword, agents' candidate lists each turn): says_word keeps their verdicts.
+    return first_mention(hint, keywords, substring=rule == "substring")
