@@ -287,9 +287,8 @@ class SelfPlayEnv(gymnasium.Env):
         if rejected is not None:
             info["rejected"] = rejected
         if terminated:
-            record = self.raw.game_record()
             info["game_return"] = self._game_return
-            info["game_result"] = record.get("result")
+            info["game_result"] = self.raw.game_result()
             info["invalid_actions"] = self._invalid
             info["opponents"] = self.opponent_specs()
         return self._observation(), float(shaped), terminated, False, info

@@ -527,7 +527,21 @@ class ClueGameEnv(AECEnv):
             "steps": list(self._steps),
             "counters": dict(self._counters),
         }
-        if self.game_over:
-            result = {**self._rules.result(self.state), **self._counters}
-            record["result"] = result if self._rules.plain_json else to_jsonable(result)
+        result = self.game_result()
+        if result is not None:
+            record["result"] = result
         return record
+
+    def game_result(self) -> dict[str, Any] | None:
+        """``game_record()["result"]`` of a finished game (the rules' outcome and the counters,
+        what the game's ``metrics`` read) without the rest of the record; None while the game
+        runs.
+
+        Example:
+            >>> env.unwrapped.game_result()["winner"]   # after the last move of a Taboo game
+            'attacker'
+        """
+        if not self.game_over:
+            return None
+        result = {**self._rules.result(self.state), **self._counters}
+        return result if self._rules.plain_json else to_jsonable(result)

@@ -118,6 +118,10 @@ class ParallelClueEnv(ParallelEnv):
         """The game record, identical to the AEC env's for the same seed and actions."""
         return self.aec_env.game_record()
 
+    def game_result(self) -> dict[str, Any] | None:
+        """The finished game's result, the record's ``"result"`` (see :meth:`ClueGameEnv.game_result`)."""
+        return self.aec_env.game_result()
+
     def forfeit(self, reason: str) -> None:
         """The first acting seat gives up its decision (see :meth:`ClueGameEnv.forfeit`)."""
         self.aec_env.forfeit(reason)

@@ -114,3 +114,20 @@ def test_each_record_gets_its_own_config_and_follows_a_changed_config():
     assert second["image_size"] is not env.unwrapped.game_record()["config"]["image_size"]
     env.unwrapped.config["image_size"][0] = 32  # the env's own options changed in place
     assert env.unwrapped.game_record()["config"]["image_size"] == [32, 16]
+
+
+@pytest.mark.parametrize("game", cluegym.registered_games())
+def test_game_result_is_the_records_result_without_the_rest(game):
+    from cluegym.benchmarks.throughput import scripted_action  # noqa: PLC0415
+
+    env = cluegym.make(game, record_observations=False, **({"num_rounds": 2, "image_size": [16, 16]} if game == "dixit" else {}))
+    env.reset(seed=4)
+    assert env.unwrapped.game_result() is None
+    for step, seat in enumerate(env.agent_iter()):
+        obs, _, term, trunc, info = env.last()
+        if not (term or trunc):
+            assert env.unwrapped.game_result() is None
+        env.step(None if term or trunc else scripted_action(env.action_space(seat), obs, info, step))
+    result = env.unwrapped.game_result()
+    assert result is not None and result == env.unwrapped.game_record()["result"]
+    assert result is not env.unwrapped.game_result()  # each call its own dict

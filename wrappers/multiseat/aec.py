@@ -251,8 +251,7 @@ class MultiSeatEnv(AECEnv):
         shaped = {"shaping_return": dict(self.shaping_rewards)} if self.shaping is not None else {}
         if self.numeric_infos:
             return {"game_return": dict(self.game_rewards), **shaped}
-        record = self.game_env.game_record()
-        return {"game_result": record.get("result"), "game_return": dict(self.game_rewards), **shaped}
+        return {"game_result": self.game_env.game_result(), "game_return": dict(self.game_rewards), **shaped}
 
     # ----------------------------------------------------------------- AEC API
     def observe(self, agent: str) -> dict[str, np.ndarray]:
