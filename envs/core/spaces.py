@@ -278,7 +278,7 @@ def action_mask_builder(space: gymnasium.Space) -> Callable[[Any, bool], Any]:
         entries = [(key, action_mask_builder(child)) for key, child in space.spaces.items()]
 
         def dict_mask(legal: Any, acting: bool) -> dict[str, Any]:
-            parts = legal if isinstance(legal, Mapping) else {}
+            parts = legal if type(legal) is dict or isinstance(legal, Mapping) else {}  # a dict: no ABC check
             return {key: build(parts.get(key), acting) for key, build in entries}
 
         return dict_mask
