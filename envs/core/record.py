@@ -583,9 +583,12 @@ def array_digest(array: np.ndarray) -> bytes:
     entry = _ARRAY_DIGESTS.get(id(array))
     if entry is not None and entry[0]() is array:
         return entry[1]
-    hasher = xxhash.xxh3_128(_array_head(array))
-    hasher.update(np.ascontiguousarray(array).data)  # no copy of a contiguous array's bytes
-    value = hasher.digest()
+    if array.nbytes <= 4096:  # a small table (votes, histories): one call, the same hash
+        value = xxhash.xxh3_128_digest(_array_head(array) + array.tobytes())
+    else:
+        hasher = xxhash.xxh3_128(_array_head(array))
+        hasher.update(np.ascontiguousarray(array).data)  # no copy of a contiguous array's bytes
+        value = hasher.digest()
     if _immutable(array):
         key = id(array)
         _ARRAY_DIGESTS[key] = (weakref.ref(array, lambda _ref, key=key: _ARRAY_DIGESTS.pop(key, None)), value)
