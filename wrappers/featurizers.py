@@ -76,8 +76,6 @@ def standardize(values: np.ndarray, among: np.ndarray) -> np.ndarray:
     return np.where(among, (values - mean) / (3.0 * spread), 0.0)
 
 
-
-
 def standardize_list(values: Sequence[float], among: Sequence[bool]) -> list[float]:
     """:func:`standardize` of a few float64 values as plain Python floats, bit for bit.
 
@@ -108,6 +106,7 @@ def standardize_list(values: Sequence[float], among: Sequence[bool]) -> list[flo
         return [0.0] * len(values)
     scale = 3.0 * spread
     return [(float(v) - mean) / scale if selected else 0.0 for v, selected in zip(values, among)]
+
 
 def mean_deviations(values: np.ndarray) -> tuple[np.floating, np.ndarray, float]:
     """``values.mean()``, ``values - values.mean()`` and ``float(values.std())``, bit for bit,

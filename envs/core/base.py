@@ -380,9 +380,7 @@ class ClueGameEnv(AECEnv):
             if self._skip_agent_selection is not None:
                 self.agent_selection = self._skip_agent_selection
             self._skip_agent_selection = None
-        rewards = self.rewards
-        for seat in rewards:
-            rewards[seat] = 0
+        self._clear_rewards()
 
     def forfeit(self, reason: str) -> None:
         """The seat to move gives up its current decision (e.g. its agent failed).

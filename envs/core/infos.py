@@ -55,11 +55,7 @@ class SeatInfos(dict):
 
     # Reading one entry ----------------------------------------------------------------------
     def __getitem__(self, seat: str) -> Any:
-        # _built, written out: the one read of every step (env.last())
-        if seat in self._pending:
-            self._pending.discard(seat)
-            dict.__setitem__(self, seat, self._build(seat))
-        return dict.__getitem__(self, seat)
+        return self._built(seat)
 
     def get(self, seat: str, default: Any = None) -> Any:
         return self._built(seat) if dict.__contains__(self, seat) else default

@@ -409,19 +409,14 @@ def _feed(value: Any, parts: list[bytes]) -> None:  # noqa: C901, PLR0912 - one 
             elif kind is np.ndarray:
                 # _array_part, inlined for the small arrays (masks, indices) of most entries
                 if item.nbytes <= _INLINE_ARRAY_BYTES:
-                    head = _ARRAY_HEADS.get((item.dtype, item.shape))
-                    parts.append(_array_head(item) if head is None else head)
+                    parts.append(_array_head(item))
                     parts.append(item.tobytes())
                 else:
                     parts.append(array_digest(item))
             elif kind is int:
                 parts.append(repr(item).encode())
             elif kind is tuple:
-                entry = _TUPLE_PARTS.get(id(item))  # _feed_tuple, its cache hit inlined
-                if entry is not None and entry[0] is item:
-                    parts.append(entry[1])
-                else:
-                    _feed_tuple(item, parts)
+                _feed_tuple(item, parts)
             else:
                 _feed(item, parts)
     elif kind is str:
@@ -508,10 +503,6 @@ def _tuple_part(value: tuple) -> bytes | None:
             if kind is str:
                 pieces.append(b"s" + item.encode() + b"\0")
             elif kind is tuple:
-                entry = _TUPLE_PARTS.get(id(item))  # its own kept part, looked up here
-                if entry is not None and entry[0] is item:
-                    pieces.append(entry[1])
-                    continue
                 piece = _tuple_part(item)
                 if piece is None:
                     return None

@@ -104,11 +104,7 @@ def collapse_text(text: str) -> str:
         return " ".join(to_charset(text).split())
     form = _COLLAPSED.get(text)
     if form is None:
-        if text.isascii() and text.isprintable():
-            # Printable ASCII is all in the charset and its only whitespace is " ".
-            form = " ".join(text.split())
-        else:
-            form = " ".join(to_charset(text).split())
+        form = " ".join(to_charset(text).split())
         if len(_COLLAPSED) >= _COLLAPSED_MAX:
             _COLLAPSED.clear()
         _COLLAPSED[text] = form
