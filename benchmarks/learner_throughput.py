@@ -40,6 +40,7 @@ Usage:
     python -m cluegym.benchmarks.learner_throughput --games decrypto,undercover --seed 1
     python -m cluegym.benchmarks.learner_throughput --cpu-time   # on a shared machine
     python -m cluegym.benchmarks.learner_throughput --games dixit --cold   # encoders' caches empty
+    python -m cluegym.benchmarks.learner_throughput --breakdown   # + where an SB3 decision's time goes
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ from cluegym.benchmarks.throughput import measure
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
 
-__all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "main", "VIEW_FLOOR"]
+__all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "main", "VIEW_FLOOR",
+           "selfplay_breakdown", "BREAKDOWN_PARTS"]
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,88 @@ def measure_multiseat(game: str, setup: Setup, seconds: float, seed: int = 0) ->
     return _timed(play_game, counter, seconds)
 
 
+#: The parts :func:`selfplay_breakdown` times, in the order it prints them.
+BREAKDOWN_PARTS: tuple[str, ...] = ("features", "game step", "game observe", "game reset", "agents act",
+                                    "agents reset", "view (rest)")
+
+
+def selfplay_breakdown(game: str, setup: Setup, seconds: float, seed: int = 0) -> tuple[float, dict[str, float]]:
+    """Where the SB3 view's time goes: microseconds per learner decision, in total and per part.
+
+    The parts: the task's ``features``; the game env's ``step``, ``observe`` and ``reset``
+    (through the view's wrapper); the other seats' and the delegate's agents (``act``,
+    ``reset``); and the rest, the view's own bookkeeping (candidates, masks, rewards, infos,
+    seeds). Each part is timed with ``time.perf_counter`` around its calls, which adds ~0.3 us
+    a call: compare parts with each other, not the total with the table's rates.
+
+    Example:
+        >>> total, parts = selfplay_breakdown("undercover", SETUPS["undercover"], 2.0)
+        >>> round(parts["features"] / total, 2)   # the features' share of a decision
+        0.28
+    """
+    env = SelfPlayEnv(game, setup.seat, opponents={"*": "random"}, task_options=setup.task_options,
+                      env_kwargs=setup.env_kwargs)
+    spent = dict.fromkeys(BREAKDOWN_PARTS, 0.0)
+    clock = time.perf_counter
+
+    def timed(owner: Any, name: str, part: str) -> None:
+        inner = getattr(owner, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[part] += clock() - start
+
+        setattr(owner, name, call)  # on this instance only
+
+    timed(env.task, "features", "features")
+    timed(env.aec, "step", "game step")
+    timed(env.raw, "observe", "game observe")
+    timed(env.aec, "reset", "game reset")
+    make_agent_for = env._agent
+    agents_timed: set[int] = set()
+
+    def agent(spec: str, seat: str) -> Any:
+        made = make_agent_for(spec, seat)  # one agent per (spec, seat), kept by the view
+        if id(made) not in agents_timed:
+            agents_timed.add(id(made))
+            timed(made, "act", "agents act")
+            timed(made, "reset", "agents reset")
+        return made
+
+    env._agent = agent
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+
+    def play_game() -> int:
+        _, info = env.reset()
+        decisions, done = 0, False
+        while not done:
+            _, _, terminated, truncated, info = env.step(_legal_choice(rng, info["action_mask"]))
+            decisions += 1
+            done = terminated or truncated
+        return decisions
+
+    play_game()  # warm-up: lazy loads and caches are not throughput
+    for part in spent:
+        spent[part] = 0.0
+    decisions, start = 0, clock()
+    while clock() - start < seconds:
+        decisions += play_game()
+    total = clock() - start
+    spent["view (rest)"] = total - sum(spent.values())
+    per_decision = 1e6 / max(decisions, 1)
+    return total * per_decision, {part: value * per_decision for part, value in spent.items()}
+
+
+def _print_breakdown(game: str, setup: Setup, seconds: float, seed: int) -> None:
+    total, parts = selfplay_breakdown(game, setup, seconds, seed)
+    shares = ", ".join(f"{part} {value:.0f} ({100 * value / total:.0f}%)" for part, value in parts.items())
+    print(f"{game:<11} sb3 view, us per decision: {total:.0f} = {shares}", flush=True)
+
+
 def _per_cpu_second(rate: ViewRate) -> ViewRate:
     """The same rates per CPU-second of this process (wall-clock rates over the CPU share)."""
     share = rate.cpu_share
@@ -257,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="torch and BLAS threads (default 1, as a training run's env processes)")
     parser.add_argument("--cold", action="store_true",
                         help="do not fill the encoders' caches before timing (measure the first games)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also time the parts of the SB3 view's decisions (features, game env, agents, view)")
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error(f"--seconds must be > 0, got {args.seconds}")
@@ -292,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{game:<11} {view:<8} {learners:<9} {rate.env_steps_s:>11.0f} "
                   f"{of_raw:>6.2f} {rate.env_steps_s / raw_random.env_steps_s:>9.2f} "
                   f"{decisions:>11} {rate.games_s:>8.1f} {100 * rate.cpu_share:>5.0f}  {verdict}", flush=True)
+        if args.breakdown:
+            _print_breakdown(game, setup, args.seconds, args.seed)
     return 0
 
 

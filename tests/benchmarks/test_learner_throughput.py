@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cluegym.benchmarks.learner_throughput import SETUPS, main, measure_multiseat, measure_raw_random, measure_selfplay
+from cluegym.benchmarks.learner_throughput import (
+    BREAKDOWN_PARTS, SETUPS, main, measure_multiseat, measure_raw_random, measure_selfplay, selfplay_breakdown,
+)
 
 
 @pytest.mark.parametrize("game", ["taboo", "undercover"])
@@ -40,3 +42,16 @@ def test_threads_and_cold_options(capsys):
         "raw", "raw-rnd", "sb3", "multi"]
     with pytest.raises(SystemExit):
         main(["--threads", "0"])
+
+
+def test_breakdown_times_every_part_of_a_decision(capsys):
+    total, parts = selfplay_breakdown("undercover", SETUPS["undercover"], 0.3, seed=0)
+    assert list(parts) == list(BREAKDOWN_PARTS)
+    # Every timed part is met in an Undercover decision (the delegate speaks, the others act).
+    assert all(parts[part] > 0 for part in BREAKDOWN_PARTS), parts
+    # The parts do not overlap: what is left for the view itself stays positive.
+    assert parts["view (rest)"] < total
+    assert sum(parts.values()) == pytest.approx(total)
+    assert main(["--games", "taboo", "--seconds", "0.1", "--breakdown"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if "sb3 view, us per decision" in line)
+    assert line.startswith("taboo") and all(part in line for part in BREAKDOWN_PARTS)
