@@ -201,9 +201,20 @@ def measure_raw_random(game: str, setup: Setup, seconds: float, seed: int = 0) -
 
 def measure_selfplay(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
     """Throughput of the SB3 view (:class:`SelfPlayEnv`) with a random-legal learner."""
-    env = SelfPlayEnv(game, setup.seat, opponents={"*": "random"}, task_options=setup.task_options,
-                      env_kwargs=setup.env_kwargs)
+    env = _selfplay_env(game, setup)
     counter = _StepCounter(env.aec)
+    return _timed(_selfplay_player(env, seed), counter, seconds)
+
+
+def _selfplay_env(game: str, setup: Setup) -> SelfPlayEnv:
+    """The SB3 view of ``setup``'s learning seat, every other seat the ``random`` agent."""
+    return SelfPlayEnv(game, setup.seat, opponents={"*": "random"}, task_options=setup.task_options,
+                       env_kwargs=setup.env_kwargs)
+
+
+def _selfplay_player(env: SelfPlayEnv, seed: int) -> Callable[[], int]:
+    """``play_game()``: one whole game of ``env`` (seeded by ``seed`` here) with random-legal
+    learner choices; returns the learner's decisions."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
 
@@ -216,7 +227,7 @@ def measure_selfplay(game: str, setup: Setup, seconds: float, seed: int = 0) -> 
             done = terminated or truncated
         return decisions
 
-    return _timed(play_game, counter, seconds)
+    return play_game
 
 
 def measure_multiseat(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
@@ -261,8 +272,7 @@ def selfplay_breakdown(game: str, setup: Setup, seconds: float, seed: int = 0) -
         >>> round(parts["features"] / total, 2)   # the features' share of a decision
         0.28
     """
-    env = SelfPlayEnv(game, setup.seat, opponents={"*": "random"}, task_options=setup.task_options,
-                      env_kwargs=setup.env_kwargs)
+    env = _selfplay_env(game, setup)
     spent = dict.fromkeys(BREAKDOWN_PARTS, 0.0)
     clock = time.perf_counter
 
@@ -294,18 +304,7 @@ def selfplay_breakdown(game: str, setup: Setup, seconds: float, seed: int = 0) -
         return made
 
     env._agent = agent
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-
-    def play_game() -> int:
-        _, info = env.reset()
-        decisions, done = 0, False
-        while not done:
-            _, _, terminated, truncated, info = env.step(_legal_choice(rng, info["action_mask"]))
-            decisions += 1
-            done = terminated or truncated
-        return decisions
-
+    play_game = _selfplay_player(env, seed)
     play_game()  # warm-up: lazy loads and caches are not throughput
     for part in spent:
         spent[part] = 0.0
