@@ -69,13 +69,32 @@ class ListenerFeatures(Featurizer):
             own = np.zeros(k, dtype=bool)
             if int(observation["own_candidate"]) >= 0:
                 own[int(observation["own_candidate"])] = True
-            sentence = (self.sentences.matrix(captions) @ self.sentences.vector(clue)).astype(np.float32)
-            word = (self.words.matrix(captions) @ self.words.vector(clue)).astype(np.float32)
+            sentence, word = self._similarities(clue, captions)
             for column, value in enumerate((sentence, standardize(sentence, legal), word, standardize(word, legal),
                                             own, legal)):
                 per[:k, column] = value
         context = np.array([float(observation["round"]) / self.num_rounds, k / self.n], dtype=np.float32)
         return np.concatenate([per.ravel(), context])
+
+    def _similarities(self, clue: str, captions: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The clue's MiniLM and word-embedding similarities to each caption (read-only).
+
+        Every listener of a round sees the same clue and candidates, so the last result is
+        kept (keyed by the embedding, the clue and the captions) and the other listeners
+        read it; only their own card and legal votes differ."""
+        global _LAST_SIMILARITIES
+        key = (self.words.source, clue, tuple(captions))
+        if _LAST_SIMILARITIES is not None and _LAST_SIMILARITIES[0] == key:
+            return _LAST_SIMILARITIES[1]
+        sentence = (self.sentences.matrix(captions) @ self.sentences.vector(clue)).astype(np.float32)
+        word = (self.words.matrix(captions) @ self.words.vector(clue)).astype(np.float32)
+        sentence.flags.writeable = word.flags.writeable = False
+        _LAST_SIMILARITIES = (key, (sentence, word))
+        return sentence, word
+
+
+#: The last :meth:`ListenerFeatures._similarities` result, with its key.
+_LAST_SIMILARITIES: tuple[tuple[str, str, tuple[str, ...]], tuple[np.ndarray, np.ndarray]] | None = None
 
 
 def _is_vote(observation: dict[str, Any], info: dict[str, Any]) -> bool:
