@@ -65,6 +65,35 @@ def test_dixit_listener_env_checks_and_masks():
     assert finished
 
 
+@pytest.mark.slow
+def test_dixit_listeners_of_a_round_share_the_clue_similarities():
+    from cluegym.agents.encoders.sentences import SentenceEncoder
+    from cluegym.agents.encoders.words import WordEncoder
+    from cluegym.wrappers.dixit import ListenerFeatures
+
+    features = ListenerFeatures(4, 4)
+    captions = ["a red boat on a lake", "an old clock tower", "two cats asleep", "a storm over the sea"]
+
+    def listener(clue: str, own: int) -> dict:
+        mask = np.ones(4, dtype=np.int8)
+        mask[own] = 0
+        return {"candidate_ids": np.arange(4), "candidate_captions": tuple(captions), "card_mask": mask,
+                "own_candidate": own, "clue": clue, "round": 1}
+
+    first, second, other = (features(listener("sailing", 0)), features(listener("sailing", 2)),
+                            features(listener("thunder", 1)))
+    again = features(listener("sailing", 0))
+    per = lambda vector: vector[:24].reshape(4, 6)  # noqa: E731 - candidates x (sentence, z, word, z, own, legal)
+    for clue, vector in (("sailing", first), ("sailing", second), ("thunder", other), ("sailing", again)):
+        sentence = SentenceEncoder().matrix(captions) @ SentenceEncoder().vector(clue)
+        word = WordEncoder("glove").matrix(captions) @ WordEncoder("glove").vector(clue)
+        np.testing.assert_array_equal(per(vector)[:, 0], sentence.astype(np.float32))
+        np.testing.assert_array_equal(per(vector)[:, 2], word.astype(np.float32))
+    np.testing.assert_array_equal(first, again)
+    # the same similarities, standardized over each listener's own legal votes
+    assert per(first)[0, 4] == 1 and per(second)[2, 4] == 1 and per(first)[0, 1] == 0 != per(second)[0, 1]
+
+
 def test_dixit_features_need_captions():
     with pytest.raises(ValueError, match="reveal_captions"):
         env = SelfPlayEnv("dixit", "player_0", env_kwargs={"num_rounds": 2},
