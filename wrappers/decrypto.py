@@ -44,7 +44,7 @@ from cluegym.envs.core.matching import word_forms
 from cluegym.envs.core.text import to_charset, tokens
 from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
 from cluegym.wrappers.candidates import top_order
-from cluegym.wrappers.featurizers import Featurizer, mean_deviations
+from cluegym.wrappers.featurizers import Featurizer, LastResult, mean_deviations
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["DecryptoFeatures", "HintCandidates", "potential", "seat_task"]
@@ -123,20 +123,19 @@ def _history_targets(vectors: _Vectors, hint_history: Sequence[Sequence[str]]) -
     seat's featurizer reads the same history (Alice's candidates, then Bob's and Eve's codes).
     The arrays are read-only: they are shared.
     """
-    global _LAST_TARGETS
     key = (vectors.words.source, tuple(map(tuple, hint_history)))
-    if _LAST_TARGETS is not None and _LAST_TARGETS[0] == key:
-        return _LAST_TARGETS[1]
+    kept = _LAST_TARGETS.get(key)
+    if kept is not None:
+        return kept
     targets = [_keyword_targets(vectors, history) for history in key[1]]
     per_keyword = [vecs for vecs, _ in targets]
     stacked = np.stack([mean for _, mean in targets])
     stacked.flags.writeable = False
-    _LAST_TARGETS = (key, (per_keyword, stacked))
-    return per_keyword, stacked
+    return _LAST_TARGETS.keep(key, (per_keyword, stacked))
 
 
 #: The last :func:`_history_targets` result, with its key.
-_LAST_TARGETS: tuple[tuple[Any, ...], tuple[list[np.ndarray], np.ndarray]] | None = None
+_LAST_TARGETS: LastResult[tuple[list[np.ndarray], np.ndarray]] = LastResult()
 
 
 def _history_sims(vectors: _Vectors, hint_vecs: np.ndarray, hint_history: Sequence[Sequence[str]],

@@ -28,7 +28,7 @@ import numpy as np
 from cluegym.agents.encoders.sentences import SentenceEncoder
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.dixit.rules import DixitConfig
-from cluegym.wrappers.featurizers import Featurizer, standardize
+from cluegym.wrappers.featurizers import Featurizer, LastResult, standardize
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["ListenerFeatures", "potential", "seat_task", "listener_accuracy"]
@@ -82,19 +82,18 @@ class ListenerFeatures(Featurizer):
         Every listener of a round sees the same clue and candidates, so the last result is
         kept (keyed by the embedding, the clue and the captions) and the other listeners
         read it; only their own card and legal votes differ."""
-        global _LAST_SIMILARITIES
         key = (self.words.source, clue, tuple(captions))
-        if _LAST_SIMILARITIES is not None and _LAST_SIMILARITIES[0] == key:
-            return _LAST_SIMILARITIES[1]
+        kept = _LAST_SIMILARITIES.get(key)
+        if kept is not None:
+            return kept
         sentence = (self.sentences.matrix(captions) @ self.sentences.vector(clue)).astype(np.float32)
         word = (self.words.matrix(captions) @ self.words.vector(clue)).astype(np.float32)
         sentence.flags.writeable = word.flags.writeable = False
-        _LAST_SIMILARITIES = (key, (sentence, word))
-        return sentence, word
+        return _LAST_SIMILARITIES.keep(key, (sentence, word))
 
 
 #: The last :meth:`ListenerFeatures._similarities` result, with its key.
-_LAST_SIMILARITIES: tuple[tuple[str, str, tuple[str, ...]], tuple[np.ndarray, np.ndarray]] | None = None
+_LAST_SIMILARITIES: LastResult[tuple[np.ndarray, np.ndarray]] = LastResult()
 
 
 def _is_vote(observation: dict[str, Any], info: dict[str, Any]) -> bool:

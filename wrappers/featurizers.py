@@ -17,12 +17,12 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Generic, Sequence, TypeVar
 
 import gymnasium
 import numpy as np
 
-__all__ = ["Featurizer", "standardize", "standardize_list", "mean_deviations"]
+__all__ = ["Featurizer", "LastResult", "standardize", "standardize_list", "mean_deviations"]
 
 
 class Featurizer:
@@ -49,6 +49,44 @@ class Featurizer:
         if vec.shape != space.shape:
             raise ValueError(f"{type(self).__name__} produced shape {vec.shape}, expected {space.shape}")
         return vec.clip(space.low, space.high)  # the method: np.clip's dispatch costs twice as much
+
+
+T = TypeVar("T")
+
+
+class LastResult(Generic[T]):
+    """The last result of a computation, kept with its key, for featurizers that read alike.
+
+    Within a turn or a round every seat's featurizer often asks for the same thing (a round's
+    table, a hint history's targets, a clue's similarities): a module keeps one LastResult,
+    shared by all of its featurizers, so the first asks and the others read. One entry only:
+    a key that changes at every step costs one comparison. The value is shared, so keep it
+    read-only.
+
+    Example:
+        >>> last = LastResult()
+        >>> last.get(("glove", "sailing")) is None
+        True
+        >>> last.keep(("glove", "sailing"), 0.5)
+        0.5
+        >>> last.get(("glove", "sailing"))
+        0.5
+    """
+
+    __slots__ = ("_key", "_value")
+
+    def __init__(self) -> None:
+        self._key: Any = None
+        self._value: T | None = None
+
+    def get(self, key: Any) -> T | None:
+        """The kept value when it was kept under ``key`` (compared with ``==``), else None."""
+        return self._value if self._value is not None and self._key == key else None
+
+    def keep(self, key: Any, value: T) -> T:
+        """Keep ``value`` under ``key`` (instead of the previous one) and return it."""
+        self._key, self._value = key, value
+        return value
 
 
 def standardize(values: np.ndarray, among: np.ndarray) -> np.ndarray:

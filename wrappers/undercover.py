@@ -33,7 +33,7 @@ from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.core.text import tokens
 from cluegym.envs.undercover.rules import CIVILIAN, UndercoverConfig
-from cluegym.wrappers.featurizers import Featurizer, standardize_list
+from cluegym.wrappers.featurizers import Featurizer, LastResult, standardize_list
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
@@ -142,14 +142,14 @@ class VoterFeatures(Featurizer):
         fit to the rest of the table, the votes so far, and the fits per own word (filled by
         :meth:`features`). The last one is shared by every VoterFeatures (keyed by the
         embedding, the descriptions, who is alive and the votes)."""
-        global _LAST_TABLE
         n = self.n
         # The env's rows are tuples already (then shared, not copied): the key compares them
         # as they are (a text compares equal to its str).
         descriptions = tuple(map(tuple, observation["descriptions"]))
         key = (self.words.embedding, n, descriptions, alive.tobytes(), votes.shape, votes.tobytes())
-        if _LAST_TABLE is not None and _LAST_TABLE[0] == key:
-            return _LAST_TABLE[1]
+        kept = _LAST_TABLE.get(key)
+        if kept is not None:
+            return kept
         said = [[row[p] for row in descriptions if row[p]] for p in range(n)]
         vectors = [self.words.matrix(texts) for texts in said]
         fit = _table_fit(vectors, alive.tolist(), self.words.dim)
@@ -163,9 +163,8 @@ class VoterFeatures(Featurizer):
                 voted.add((p, target))
         # The votes a player received, over the players (1 at most); who voted whom at least once.
         shares = [min(count / max(1, n), 1.0) for count in received]
-        entry = _Round(vectors, fit, living, sum(living) / n, standardize_list(fit, living), shares, voted, {})
-        _LAST_TABLE = (key, entry)
-        return entry
+        return _LAST_TABLE.keep(key, _Round(vectors, fit, living, sum(living) / n, standardize_list(fit, living),
+                                            shares, voted, {}))
 
 
 @dataclass
@@ -196,7 +195,7 @@ def _fits(vectors: list[np.ndarray], own: np.ndarray) -> tuple[list[float], list
 
 
 #: The last :meth:`VoterFeatures._table` result, with its key.
-_LAST_TABLE: tuple[tuple[Any, ...], _Round] | None = None
+_LAST_TABLE: LastResult[_Round] = LastResult()
 
 
 class DescriptionCandidates:
