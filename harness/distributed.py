@@ -122,10 +122,16 @@ def play_games_on_ray(
 ) -> None:
     """Play games ``indices`` of a match as Ray tasks; hand each game's row to ``on_row`` as it finishes.
 
-    The games run on as many workers as the cluster gives (one CPU each). A game whose task
-    fails outside the game (its worker died :data:`GAME_TASK_RETRIES` + 1 times, cluegym is
-    missing on a node) gets an errored row saying why, which a rerun replays. When ``on_row``
-    raises or the run is stopped (Ctrl-C), the games still running are cancelled.
+    The games run on as many workers as the cluster gives (one CPU each); at most two games
+    per cluster CPU are submitted at a time (one running, one ready to start), the next one as
+    a game comes back. A game whose task fails outside the game (its worker died
+    :data:`GAME_TASK_RETRIES` + 1 times, cluegym is missing on a node) gets an errored row
+    saying why, which a rerun replays. When ``on_row`` raises or the run is stopped (Ctrl-C),
+    no further game is submitted; the games already submitted stop with this call's Ray
+    connection when it opened one, and otherwise finish in the background with their rows
+    dropped (a rerun plays them). They are not ``ray.cancel``-ed: in Ray 2.60 a cancel that
+    races a finishing task aborts the driver (``Check failed: it != submissible_tasks_.end()``,
+    ray-project/ray#54846).
 
     Args:
         address: the Ray cluster (see :func:`connect_ray`).
@@ -142,21 +148,20 @@ def play_games_on_ray(
     connected = connect_ray(address)
     try:
         play_game_task = ray.remote(max_retries=GAME_TASK_RETRIES)(play_match_game)
-        pending = {
-            play_game_task.remote(game, seats, index, seed=seed, env_kwargs=env_kwargs, signature=signature,
-                                  make_agent=make_agent): index
-            for index in indices
-        }
-        try:
-            while pending:
-                ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=WAIT_S)
-                for ref in ready:
-                    index = pending.pop(ref)
-                    row, line = _task_row(ray, ref, signature, index)
-                    on_row(index, row, line)
-        finally:
-            for ref in pending:
-                ray.cancel(ref)
+        window = 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
+        waiting = list(reversed(indices))  # popped from the end: games start in index order
+        pending: dict[Any, int] = {}
+        while waiting or pending:
+            while waiting and len(pending) < window:
+                index = waiting.pop()
+                ref = play_game_task.remote(game, seats, index, seed=seed, env_kwargs=env_kwargs,
+                                            signature=signature, make_agent=make_agent)
+                pending[ref] = index
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_S)
+            for ref in ready:
+                index = pending.pop(ref)
+                row, line = _task_row(ray, ref, signature, index)
+                on_row(index, row, line)
     finally:
         if connected:
             ray.shutdown()
