@@ -16,7 +16,11 @@ class RandomAgent(Agent):
 
     Text actions are filled with words from the game module's ``random_vocabulary()`` when it
     defines one (e.g. Decrypto's hint nouns), else from a small built-in list, so that a random
-    player produces well-formed (though meaningless) clues instead of line noise.
+    player produces well-formed (though meaningless) clues instead of line noise. ``Dict``
+    entries the game module names in ``RANDOM_AGENT_EMPTY_ENTRIES`` (optional reports, such as
+    Undercover's ``beliefs`` JSON, that a random word would only make unreadable) are left
+    empty; their word is still drawn, so the generator's stream (and every seeded game with
+    random players) is the same as when they were filled.
 
     Example:
         >>> agent = RandomAgent("decrypto", "eve", env.action_space("eve"), seed=0)
@@ -39,7 +43,7 @@ class RandomAgent(Agent):
         space = self._action_space
         sampler = self.__dict__.get("_sampler")
         if sampler is None or sampler.space is not space:
-            sampler = self._sampler = _sampler(space)
+            sampler = self._sampler = _sampler(space, self._empty_entries())
         return sampler(mask, self.rng, self._words(), self)
 
     def _words(self) -> tuple[str, ...]:
@@ -48,10 +52,15 @@ class RandomAgent(Agent):
             self._vocabulary = tuple(provider()) if provider else self._FALLBACK_WORDS
         return self._vocabulary
 
+    def _empty_entries(self) -> frozenset[str]:
+        """The game module's ``RANDOM_AGENT_EMPTY_ENTRIES`` (none when it names none)."""
+        return frozenset(getattr(env_module(self.game), "RANDOM_AGENT_EMPTY_ENTRIES", ()))
+
 
 # The sampler of an action space, built once per space (a Dict space's entries are not
 # dispatched on at every move). Each draws exactly what the per-move dispatch it replaces drew.
-def _sampler(space: gymnasium.Space) -> "_Sampler":
+def _sampler(space: gymnasium.Space, empty_entries: frozenset[str] = frozenset()) -> "_Sampler":
+    """The sampler of ``space``; a ``Dict``'s Text entries named in ``empty_entries`` give ""."""
     if isinstance(space, gymnasium.spaces.Discrete):
         return _DiscreteSampler(space)
     if isinstance(space, gymnasium.spaces.Text):
@@ -59,7 +68,7 @@ def _sampler(space: gymnasium.Space) -> "_Sampler":
     if isinstance(space, gymnasium.spaces.Tuple):
         return _TupleSampler(space)
     if isinstance(space, gymnasium.spaces.Dict):
-        return _DictSampler(space)
+        return _DictSampler(space, empty_entries)
     return _Sampler(space)
 
 
@@ -101,6 +110,15 @@ class _TextSampler(_Sampler):
         return str(words[int(rng.integers(len(words)))])[: self.space.max_length]
 
 
+class _EmptyTextSampler(_TextSampler):
+    """An optional Text entry left empty, after drawing the word it would have had (so the
+    draws that follow are the ones a filled entry left)."""
+
+    def __call__(self, mask: Any, rng: np.random.Generator, words: tuple[str, ...], agent: RandomAgent) -> Any:
+        super().__call__(mask, rng, words, agent)
+        return ""
+
+
 class _TupleSampler(_Sampler):
     def __init__(self, space: gymnasium.spaces.Tuple) -> None:
         super().__init__(space)
@@ -112,9 +130,13 @@ class _TupleSampler(_Sampler):
 
 
 class _DictSampler(_Sampler):
-    def __init__(self, space: gymnasium.spaces.Dict) -> None:
+    def __init__(self, space: gymnasium.spaces.Dict, empty_entries: frozenset[str] = frozenset()) -> None:
         super().__init__(space)
-        self.entries = [(key, _sampler(entry)) for key, entry in space.spaces.items()]
+        self.entries = [
+            (key, _EmptyTextSampler(entry) if key in empty_entries and isinstance(entry, gymnasium.spaces.Text)
+             else _sampler(entry))
+            for key, entry in space.spaces.items()
+        ]
 
     def __call__(self, mask: Any, rng: np.random.Generator, words: tuple[str, ...], agent: RandomAgent) -> Any:
         masks = mask if isinstance(mask, dict) else {}

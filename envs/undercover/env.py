@@ -88,10 +88,14 @@ from cluegym.envs.undercover.word_pairs import load_word_pairs, random_vocabular
 
 __all__ = [
     "UndercoverEnv", "env", "raw_env", "metrics", "random_vocabulary", "load_word_pairs", "DEFAULT_AGENTS",
+    "RANDOM_AGENT_EMPTY_ENTRIES",
 ]
 
 #: Agents used by ``cluegym run undercover`` for seats not given on the command line.
 DEFAULT_AGENTS: dict[str, str] = {"*": "glove"}
+#: Action entries the ``random`` agent leaves empty: a random word is never a readable belief
+#: report, and would record an unreadable-beliefs event at every move.
+RANDOM_AGENT_EMPTY_ENTRIES: tuple[str, ...] = ("beliefs",)
 WORD_MAX_CHARS = 60
 BELIEFS_MAX_CHARS = 2000
 PHASES: tuple[str, ...] = ("speak", "vote", "over")

@@ -133,3 +133,34 @@ def test_baseline_civilians_beat_random_undercover():
                            progress=False)["metrics"]
     assert vs_random["civilian_win_rate"] >= 0.8
     assert vs_random["civilian_win_rate"] > all_random["civilian_win_rate"] + 0.2
+
+
+def _random_game(seed: int) -> tuple[list[dict], str]:
+    """The actions of a seeded all-random game, and its record as JSON."""
+    env = cluegym.make("undercover")
+    env.reset(seed=seed)
+    agents = {seat: player(env, "random", seat, seed + i) for i, seat in enumerate(env.possible_agents)}
+    actions = []
+    for seat in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        action = None if term or trunc else agents[seat].act(obs, info)
+        if action is not None:
+            actions.append(action)
+        env.step(action)
+    return actions, json.dumps(env.unwrapped.game_record())
+
+
+def test_the_random_agent_leaves_beliefs_empty_and_plays_the_same_games(monkeypatch):
+    from cluegym.envs.core.registry import env_module
+
+    undercover_env = env_module("undercover")
+    for seed in range(3):
+        actions, record = _random_game(seed)
+        assert actions and all(action["beliefs"] == "" for action in actions)
+        assert "beliefs are not JSON" not in record  # no unreadable report at every move
+        with monkeypatch.context() as patch:  # the entry filled with a word, as before
+            patch.setattr(undercover_env, "RANDOM_AGENT_EMPTY_ENTRIES", ())
+            filled, filled_record = _random_game(seed)
+        assert "beliefs are not JSON" in filled_record
+        # the same draws: every description and vote is the one the filled entry gave
+        assert [{**action, "beliefs": None} for action in actions] == [{**action, "beliefs": None} for action in filled]
