@@ -77,10 +77,7 @@ class ClueGameEnv(AECEnv):
             game's fallback action is applied (and recorded) in its place.
         render_mode: ``"human"`` prints the table, ``"ansi"`` returns it as a string.
         record_observations: store an observation digest per step in the game record, so
-            :func:`cluegym.envs.core.record.replay` can verify a replay. Each step keeps the
-            observation its seat decided on (the same objects :meth:`observe` returned; treat
-            them as read-only) and :meth:`game_record` digests them, so a loop that never
-            takes the record does not pay for digests; ``False`` keeps nothing.
+            :func:`cluegym.envs.core.record.replay` can verify a replay.
 
     Attributes:
         config: the game's JSON-serialisable options (recorded with every game).
@@ -141,15 +138,15 @@ class ClueGameEnv(AECEnv):
         self._seed_generator: np.random.Generator | None = None
         self._options: dict[str, Any] | None = None
         self._steps: list[dict[str, Any]] = []
-        self._undigested = 0
         self._retries: dict[str, int] = {}
         self._counters: dict[str, int] = {}
         #: What the last rejected action left for the fallback (set by the game's checks).
         self._rejected_parts: Any = None
-        # Observations of the current State, per seat. An observation is a function of the
-        # State alone, so it is built once per move: last(), the step's record entry and the
-        # parallel view all ask for it. Cleared whenever the State changes.
+        # Observations (and their digests) of the current State, per seat. An observation is
+        # a function of the State alone, so it is built once per move: last(), the record's
+        # digest and the parallel view all ask for it. Cleared whenever the State changes.
         self._observations: dict[str, dict[str, Any]] = {}
+        self._digests: dict[str, str] = {}
         # The rules' legal_mask per seat of the current State: infos and obs["action_mask"]
         # both read it at every step. Cleared with the observations.
         self._legal_masks: dict[str, Any] = {}
@@ -225,22 +222,25 @@ class ClueGameEnv(AECEnv):
 
         Built once per State and seat; each call returns a new dict over the same values
         (treat arrays in it as read-only)."""
-        return dict(self._seat_observation(agent))
-
-    def _seat_observation(self, agent: str) -> dict[str, Any]:
-        """The seat's observation of the current State (the dict :meth:`observe` copies),
-        built on the first ask."""
         obs = self._observations.get(agent)
         if obs is None:
             obs = self._observe(agent)
             if agent in self._mask_seats:
                 obs["action_mask"] = self.action_mask(agent)
             self._observations[agent] = obs
-        return obs
+        return dict(obs)
+
+    def _observation_digest(self, agent: str) -> str:
+        """:func:`~cluegym.envs.core.record.digest` of ``observe(agent)``, once per State."""
+        value = self._digests.get(agent)
+        if value is None:
+            value = self._digests[agent] = digest(self.observe(agent))
+        return value
 
     def _state_changed(self) -> None:
         """Forget the observations of the previous State (call after every change of it)."""
         self._observations.clear()
+        self._digests.clear()
         self._legal_masks.clear()
 
     def _legal_mask(self, agent: str) -> Any:
@@ -318,7 +318,6 @@ class ClueGameEnv(AECEnv):
         self._retries = fresh(self.agents, 0)
         self._counters = {"invalid_actions": 0, "fallbacks": 0, "forfeits": 0}
         self._steps = []
-        self._undigested = 0  # steps before this one have their observation digested
         self._rejected_parts = None
         self._skip_agent_selection = None
         self.state = self._rules.new_game(self.rng, options)
@@ -420,15 +419,13 @@ class ClueGameEnv(AECEnv):
         }
         self._finish_move(agent, normalized, entry, {"forfeit": reason, "fallback": fallback_note})
 
-    def _begin_decision(self, agent: str) -> dict[str, Any] | None:
-        """Clear last step's rewards; the observation ``agent`` decides on, which the step's
-        record entry keeps until :meth:`game_record` replaces it by its digest."""
+    def _begin_decision(self, agent: str) -> str | None:
+        """Clear last step's rewards; the digest of the observation ``agent`` decides on."""
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        # What the seat sees (action_mask included), as replay() checks it. Digested when the
-        # record is taken, not here: a loop that never reads the record (a training run)
-        # does not pay for digests, and a record digests its observations back to back.
-        return self._seat_observation(agent) if self.record_observations else None
+        # observe(), not _observe(): the digest is of what the seat sees (action_mask
+        # included), as replay() checks it.
+        return self._observation_digest(agent) if self.record_observations else None
 
     def _validate(self, agent: str, action: Any) -> tuple[Any, str | None]:
         """Clean the action's text, then run the game's checks; never raises."""
@@ -525,31 +522,13 @@ class ClueGameEnv(AECEnv):
             "config": self._config_json(),
             "seed": self._seed,
             "options": self._options,
-            "steps": self._digested_steps(),
+            "steps": list(self._steps),
             "counters": dict(self._counters),
         }
         result = self.game_result()
         if result is not None:
             record["result"] = result
         return record
-
-    def _digested_steps(self) -> list[dict[str, Any]]:
-        """A copy of the step list, every step's observation replaced by its digest (in the
-        entries themselves: each is digested once, when a record is first taken after it)."""
-        steps = self._steps
-        if self._undigested < len(steps):
-            # A rejected action's retry decides on the same observation: digested once (each
-            # kept with its observation, so that no id is reused while this runs).
-            by_id: dict[int, tuple[dict[str, Any], str]] = {}
-            for entry in steps[self._undigested:]:
-                obs = entry["obs"]
-                if type(obs) is dict:
-                    kept = by_id.get(id(obs))
-                    if kept is None:
-                        kept = by_id[id(obs)] = (obs, digest(obs))
-                    entry["obs"] = kept[1]
-            self._undigested = len(steps)
-        return list(steps)
 
     def game_result(self) -> dict[str, Any] | None:
         """``game_record()["result"]`` of a finished game (the rules' outcome and the counters,

@@ -102,37 +102,6 @@ def test_records_replay_with_their_digests(game):
     assert replay(record)["steps"] == record["steps"]
 
 
-@pytest.mark.parametrize("game", ["decrypto", "undercover"])
-def test_digests_are_taken_with_the_record_of_what_each_seat_saw(game, monkeypatch):
-    import cluegym.envs.core.base as base  # noqa: PLC0415
-    from cluegym.benchmarks.throughput import scripted_action  # noqa: PLC0415
-
-    digested = []  # the observations digested (kept alive: their ids stay theirs)
-    monkeypatch.setattr(base, "digest", lambda obs: digested.append(obs) or digest(obs))
-    env = cluegym.make(game)
-    env.reset(seed=5)
-    seen, taken = [], None
-    for step, seat in enumerate(env.agent_iter()):
-        obs, _, term, trunc, info = env.last()
-        if not (term or trunc):
-            seen.append(digest(obs))
-            if step == 5:  # a rejected action: its retry decides on the same observation
-                env.step(object())
-                seen.append(digest(obs))
-        env.step(None if term or trunc else scripted_action(env.action_space(seat), obs, info, step))
-        if step == 2:
-            taken = env.unwrapped.game_record()["steps"]  # a record taken mid-game
-            assert len(taken) == len(digested) == len(set(map(id, digested))) == 3
-    assert len(digested) == 3  # nothing digested while the game went on
-    steps = env.unwrapped.game_record()["steps"]
-    assert [step["obs"] for step in steps] == seen and steps[:3] == taken
-    assert "error" in steps[5] and steps[5]["obs"] == steps[6]["obs"]
-    # the later steps digested now, each observation once
-    assert len(digested) == len(set(map(id, digested))) == len(steps) - 1
-    env.unwrapped.game_record()
-    assert len(digested) == len(steps) - 1
-
-
 def test_each_record_gets_its_own_config_and_follows_a_changed_config():
     env = cluegym.make("dixit", num_rounds=2, image_size=[16, 16])
     env.reset(seed=0)
