@@ -136,6 +136,36 @@ def test_a_stopped_ray_run_keeps_its_games_and_resumes(ray_cluster, tmp_path, mo
     assert sorted_lines(results) == sorted_lines(tmp_path / "local.jsonl")
 
 
+STOPPED_DRIVER = """
+import sys
+from cluegym.agents import run_match
+
+def stop(index, record):
+    raise KeyboardInterrupt  # Ctrl-C as the first game comes back
+
+try:
+    run_match("decrypto", {"*": "random"}, games=12, seed=7, results_path=sys.argv[1], progress=False,
+              ray_address="local", on_game=stop)
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_a_stopped_run_that_started_ray_shuts_it_down_with_games_in_flight(tmp_path):
+    """The run owns its Ray connection: stopping it shuts Ray down with games still running
+    (no cancel), the process exits normally, and a rerun plays the rest."""
+    results = tmp_path / "games.jsonl"
+    run = subprocess.run([sys.executable, "-c", STOPPED_DRIVER, str(results)], capture_output=True, text=True,
+                         timeout=180)
+    assert run.returncode == 0 and run.stdout.strip().endswith("stopped"), run.stderr[-3000:]
+    kept = len(results.read_text().splitlines())
+    assert 1 <= kept < 12
+    local = tmp_path / "local.jsonl"
+    run_match("decrypto", {"*": "random"}, games=12, seed=7, results_path=local, progress=False)
+    run_match("decrypto", {"*": "random"}, games=12, seed=7, results_path=results, progress=False)
+    assert sorted_lines(results) == sorted_lines(local)
+
+
 def test_an_errored_game_is_the_same_row_on_ray(ray_cluster, tmp_path):
     factory = breaking_factory(SEED, broken_game=2, how="raise")
     seats = {"alice": "breaker", "*": "random"}
