@@ -123,8 +123,8 @@ def play_games_on_ray(
     """Play games ``indices`` of a match as Ray tasks; hand each game's row to ``on_row`` as it finishes.
 
     The games run on as many workers as the cluster gives (one CPU each); at most two games
-    per cluster CPU are submitted at a time (one running, one ready to start), the next one as
-    a game comes back. A game whose task fails outside the game (its worker died
+    per cluster CPU (counted when the run starts) are submitted at a time, one running and one
+    ready to start, the next one as a game comes back. A game whose task fails outside the game (its worker died
     :data:`GAME_TASK_RETRIES` + 1 times, cluegym is missing on a node) gets an errored row
     saying why, which a rerun replays. When ``on_row`` raises or the run is stopped (Ctrl-C),
     no further game is submitted; the games already submitted stop with this call's Ray
