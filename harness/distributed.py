@@ -128,10 +128,11 @@ def play_games_on_ray(
     :data:`GAME_TASK_RETRIES` + 1 times, cluegym is missing on a node) gets an errored row
     saying why, which a rerun replays. When ``on_row`` raises or the run is stopped (Ctrl-C),
     no further game is submitted; the games already submitted stop with this call's Ray
-    connection when it opened one, and otherwise finish in the background with their rows
-    dropped (a rerun plays them). They are not ``ray.cancel``-ed: in Ray 2.60 a cancel that
-    races a finishing task aborts the driver (``Check failed: it != submissible_tasks_.end()``,
-    ray-project/ray#54846).
+    connection when it opened one (the ``cluegym`` command always does), and otherwise finish
+    in the background with their rows dropped (a rerun plays them; LLM agents in them go on
+    calling their endpoint until those games end: ``ray.shutdown()`` stops them). They are not
+    ``ray.cancel``-ed: in Ray 2.60 a cancel that races a finishing task aborts the driver
+    (``Check failed: it != submissible_tasks_.end()``, ray-project/ray#54846).
 
     Args:
         address: the Ray cluster (see :func:`connect_ray`).

@@ -172,8 +172,10 @@ def run_match(
         ValueError: a bad option, seat, spec, path or results row (before any game runs).
         RayNotInstalledError: ``ray_address`` without Ray installed (before any game runs).
         ConnectionError: no Ray cluster at ``ray_address``.
-        KeyboardInterrupt, asyncio.CancelledError: the run was stopped; in-flight games are
-            cancelled, finished ones stay in ``results_path``.
+        KeyboardInterrupt, asyncio.CancelledError: the run was stopped; finished games stay
+            in ``results_path``; in-flight games are cancelled (on Ray: they stop with the
+            connection this call opened, or finish unrecorded on one it found open, see
+            :func:`~cluegym.harness.distributed.play_games_on_ray`).
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
