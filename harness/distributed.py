@@ -3,8 +3,8 @@
 One task per game: the worker builds the game's env and agents itself, through the match's
 agent factory (a module-level function such as :func:`cluegym.agents.make_agent` travels by
 reference and must be importable on every node; a closure travels by value), and returns the
-row the local runner would write for that game
-(:func:`~cluegym.harness.match_game.play_match_game`); the driver writes rows as they arrive.
+row the local runner would write for that game (:func:`play_match_game_until_stopped`, the
+local runner's game ended early when the run is stopped); the driver writes rows as they arrive.
 :func:`cluegym.harness.run_match` with ``ray_address`` uses this, so resume, errored games and
 the summary work as in a local run, and the records are the same byte for byte.
 
@@ -24,16 +24,18 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import os
 from types import ModuleType
 from typing import Any, Callable
 
+from cluegym.envs.core.registry import env_module
 from cluegym.harness.agent_protocol import AgentFactory
-from cluegym.harness.match_game import play_match_game
+from cluegym.harness.match_game import play_match_game_async
 from cluegym.harness.results import error_text, game_row
 
-__all__ = ["GAME_TASK_RETRIES", "RAY_INSTALL", "WAIT_S", "RayNotInstalledError", "check_ray_address", "connect_ray",
-           "import_ray", "play_games_on_ray"]
+__all__ = ["GAME_TASK_RETRIES", "RAY_INSTALL", "STOP_POLL_S", "WAIT_S", "RayNotInstalledError", "StopSignal",
+           "check_ray_address", "connect_ray", "import_ray", "play_games_on_ray", "play_match_game_until_stopped"]
 
 #: The install line named when Ray is missing.
 RAY_INSTALL = "pip install 'cluegym[rllib]'"
@@ -42,6 +44,64 @@ RAY_INSTALL = "pip install 'cluegym[rllib]'"
 GAME_TASK_RETRIES = 2
 #: Seconds between checks for finished games (a Ctrl-C is seen within this).
 WAIT_S = 0.5
+#: Seconds between a running game's checks of its run's stop signal (while the game awaits
+#: its agents, e.g. an LLM's reply).
+STOP_POLL_S = 1.0
+
+
+class StopSignal:
+    """The stop flag of one Ray run, held by a Ray actor: the driver raises it when the run
+    is stopped, and each game in flight sees it at its next check and ends (its agents'
+    awaits, LLM requests included, are cancelled; no row is written: a rerun plays it)."""
+
+    def __init__(self) -> None:
+        self._raised = False
+
+    def raise_flag(self) -> None:
+        self._raised = True
+
+    def raised(self) -> bool:
+        return self._raised
+
+
+def play_match_game_until_stopped(stop: Any, game: str, seats: dict[str, str], index: int, *, seed: int,
+                                  env_kwargs: dict[str, Any], signature: dict[str, Any],
+                                  make_agent: AgentFactory) -> tuple[dict[str, Any], str] | None:
+    """A Ray task's game: :func:`~cluegym.harness.match_game.play_match_game_async` on a new
+    env, ended early (None) when the run's :class:`StopSignal` actor ``stop`` is raised
+    (``stop`` None: the game plays to its end).
+
+    The signal is checked every :data:`STOP_POLL_S` seconds while the game awaits its agents
+    (a game over sooner never asks: a millisecond game costs no call to the actor); a game
+    that never awaits (agents that act at once) plays to its end. A signal that cannot be
+    read (its actor lost with a node) lets the game play on.
+
+    Returns:
+        ``(row, line)`` as :func:`~cluegym.harness.match_game.play_match_game`, or None when
+        the run was stopped first.
+    """
+
+    async def stopped() -> bool:
+        try:
+            return bool(await stop.raised.remote())
+        except Exception:  # noqa: BLE001 - an unreadable signal is not a stop
+            return False
+
+    async def play() -> tuple[dict[str, Any], str] | None:
+        game_task = asyncio.ensure_future(play_match_game_async(
+            game, seats, index, seed=seed, signature=signature, make_agent=make_agent,
+            new_env=lambda: env_module(game).env(**env_kwargs),
+        ))
+        while stop is not None and not game_task.done():
+            await asyncio.wait({game_task}, timeout=STOP_POLL_S)
+            if not game_task.done() and await stopped():
+                game_task.cancel()
+                await asyncio.gather(game_task, return_exceptions=True)
+                return None
+        row, line, _ = await game_task
+        return row, line
+
+    return asyncio.run(play())
 
 
 class RayNotInstalledError(ModuleNotFoundError):
@@ -124,13 +184,14 @@ def play_games_on_ray(
 
     The games run on as many workers as the cluster gives (one CPU each); at most two games
     per cluster CPU (counted when the run starts) are submitted at a time, one running and one
-    ready to start, the next one as a game comes back. A game whose task fails outside the game (its worker died
-    :data:`GAME_TASK_RETRIES` + 1 times, cluegym is missing on a node) gets an errored row
-    saying why, which a rerun replays. When ``on_row`` raises or the run is stopped (Ctrl-C),
-    no further game is submitted; the games already submitted stop with this call's Ray
-    connection when it opened one (the ``cluegym`` command always does), and otherwise finish
-    in the background with their rows dropped (a rerun plays them; LLM agents in them go on
-    calling their endpoint until those games end: ``ray.shutdown()`` stops them). They are not
+    ready to start, the next one as a game comes back. A game whose task fails outside the
+    game (its worker died :data:`GAME_TASK_RETRIES` + 1 times, cluegym is missing on a node)
+    gets an errored row saying why, which a rerun replays. When ``on_row`` raises or the run is stopped (Ctrl-C),
+    no further game is submitted and the games already submitted end without a row (a rerun
+    plays them): they stop with this call's Ray connection when it opened one (the ``cluegym``
+    command always does), and otherwise at their next check of the run's
+    :class:`StopSignal` (within :data:`STOP_POLL_S` of an await: an LLM agent's request is
+    cancelled; a game whose agents never await plays to its end, unrecorded). They are not
     ``ray.cancel``-ed: in Ray 2.60 a cancel that races a finishing task aborts the driver
     (``Check failed: it != submissible_tasks_.end()``, ray-project/ray#54846).
 
@@ -148,21 +209,33 @@ def play_games_on_ray(
     ray = import_ray()
     connected = connect_ray(address)
     try:
-        play_game_task = ray.remote(max_retries=GAME_TASK_RETRIES)(play_match_game)
+        play_game_task = ray.remote(max_retries=GAME_TASK_RETRIES)(play_match_game_until_stopped)
+        # A stop signal only where a stop leaves games running: on a connection the caller
+        # keeps (one this call opened ends with it, and its games). It lives while a handle
+        # does: this function's, and those of the tasks in flight.
+        stop = None if connected else ray.remote(num_cpus=0)(StopSignal).remote()
         window = 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
         waiting = list(reversed(indices))  # popped from the end: games start in index order
         pending: dict[Any, int] = {}
-        while waiting or pending:
-            while waiting and len(pending) < window:
-                index = waiting.pop()
-                ref = play_game_task.remote(game, seats, index, seed=seed, env_kwargs=env_kwargs,
-                                            signature=signature, make_agent=make_agent)
-                pending[ref] = index
-            ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_S)
-            for ref in ready:
-                index = pending.pop(ref)
-                row, line = _task_row(ray, ref, signature, index)
-                on_row(index, row, line)
+        try:
+            while waiting or pending:
+                while waiting and len(pending) < window:
+                    index = waiting.pop()
+                    ref = play_game_task.remote(stop, game, seats, index, seed=seed, env_kwargs=env_kwargs,
+                                                signature=signature, make_agent=make_agent)
+                    pending[ref] = index
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_S)
+                for ref in ready:
+                    index = pending.pop(ref)
+                    row, line = _task_row(ray, ref, signature, index)
+                    on_row(index, row, line)
+        finally:
+            if pending and stop is not None:
+                # Stopped on a connection the caller keeps: tell the games in flight.
+                try:
+                    ray.get(stop.raise_flag.remote(), timeout=10)
+                except Exception:  # noqa: BLE001 - the stop itself must not fail on its signal
+                    pass
     finally:
         if connected:
             ray.shutdown()
@@ -171,7 +244,10 @@ def play_games_on_ray(
 def _task_row(ray: ModuleType, ref: Any, signature: dict[str, Any], index: int) -> tuple[dict[str, Any], str]:
     """The row a finished task returned, or an errored row when the task itself failed."""
     try:
-        return ray.get(ref)
+        result = ray.get(ref)
+        if result is None:  # ended by the run's stop signal (raised only once the run stops)
+            return game_row(signature, index, {}, error="the game was stopped with its run")
+        return result
     except ray.exceptions.RayError as exc:
         # A task error wraps the worker's exception (e.g. cluegym missing on a node): name that one.
         cause = getattr(exc, "cause", None)

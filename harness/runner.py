@@ -174,8 +174,8 @@ def run_match(
         ConnectionError: no Ray cluster at ``ray_address``.
         KeyboardInterrupt, asyncio.CancelledError: the run was stopped; finished games stay
             in ``results_path``; in-flight games are cancelled (on Ray: they stop with the
-            connection this call opened, or finish unrecorded on one it found open, see
-            :func:`~cluegym.harness.distributed.play_games_on_ray`).
+            connection this call opened, or at their next check of the run's stop signal on
+            one it found open, see :func:`~cluegym.harness.distributed.play_games_on_ray`).
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")

@@ -9,6 +9,7 @@ reports off and gives the session a random Ray token that keeps anyone else out 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -134,6 +136,54 @@ def test_a_stopped_ray_run_keeps_its_games_and_resumes(ray_cluster, tmp_path, mo
     run_match("decrypto", SEATS, games=6, seed=SEED, results_path=results, progress=False, ray_address="local")
     assert len(results.read_text().splitlines()) == 6  # the kept games were not played again
     assert sorted_lines(results) == sorted_lines(tmp_path / "local.jsonl")
+
+
+def slow_factory(match_seed: int, marks: Path) -> AgentFactory:
+    """make_agent, plus a ``slow`` agent that waits 30 s before each move in every game but
+    game 0, and leaves a file in ``marks`` when that wait is cancelled (pickled by value)."""
+    fast_seeds = {agent_seed(match_seed, 0, seat) for seat in range(8)}
+
+    class SlowAgent(RandomAgent):
+        def reset(self, seed: int | None = None) -> None:
+            super().reset(seed)
+            self.slow = seed not in fast_seeds
+
+        async def act_async(self, observation: Any, info: Any) -> Any:
+            if self.slow:
+                try:
+                    await asyncio.sleep(30)
+                except asyncio.CancelledError:
+                    (marks / f"cancelled-{os.getpid()}-{id(self)}").touch()
+                    raise
+            return self.act(observation, info)
+
+    def factory(spec: str, *, game: str, seat: str, action_space: Any, seed: int | None = None) -> Any:
+        if spec == "slow":
+            return SlowAgent(game, seat, action_space, seed=seed)
+        return make_agent(spec, game=game, seat=seat, action_space=action_space, seed=seed)
+
+    return factory
+
+
+def test_a_stopped_run_on_a_kept_connection_stops_its_games_in_flight(ray_cluster, tmp_path):
+    """On a Ray connection the caller keeps, a stop raises the run's stop signal: games waiting
+    on their agents (an LLM's reply) are cancelled within a poll, not left to finish."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+
+    def stop(index: int, record: dict[str, Any]) -> None:
+        raise KeyboardInterrupt  # as game 0, the only quick one, comes back
+
+    results = tmp_path / "ray.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        harness.run_match("taboo", {"attacker": "slow", "*": "random"}, make_agent=slow_factory(SEED, marks),
+                          games=4, seed=SEED, results_path=results, progress=False, ray_address="local",
+                          on_game=stop)
+    assert [json.loads(line)["index"] for line in results.read_text().splitlines()] == [0]
+    deadline = time.monotonic() + 20
+    while len(list(marks.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(list(marks.iterdir())) >= 2  # the two games running on the 2 CPUs, at least
 
 
 STOPPED_DRIVER = """
