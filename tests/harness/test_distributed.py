@@ -65,6 +65,18 @@ def same_summary(summary: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps({key: summary[key] for key in SAME_SUMMARY_KEYS}))
 
 
+def factory_with(spec_name: str, agent_class: type) -> AgentFactory:
+    """make_agent, plus ``spec_name`` played by ``agent_class`` (a class built in a test's
+    function: Ray pickles it, and this closure, by value; the workers cannot import this module)."""
+
+    def factory(spec: str, *, game: str, seat: str, action_space: Any, seed: int | None = None) -> Any:
+        if spec == spec_name:
+            return agent_class(game, seat, action_space, seed=seed)
+        return make_agent(spec, game=game, seat=seat, action_space=action_space, seed=seed)
+
+    return factory
+
+
 def breaking_factory(match_seed: int, broken_game: int, how: str) -> AgentFactory:
     """make_agent, plus a ``breaker`` agent that breaks game ``broken_game`` when reset: it raises
     (``how="raise"``) or kills its process (``how="exit"``, a dying Ray worker). Built in a
@@ -79,12 +91,7 @@ def breaking_factory(match_seed: int, broken_game: int, how: str) -> AgentFactor
                     os._exit(1)
                 raise RuntimeError(f"reset broke with seed {seed}")
 
-    def factory(spec: str, *, game: str, seat: str, action_space: Any, seed: int | None = None) -> Any:
-        if spec == "breaker":
-            return ResetBreaker(game, seat, action_space, seed=seed)
-        return make_agent(spec, game=game, seat=seat, action_space=action_space, seed=seed)
-
-    return factory
+    return factory_with("breaker", ResetBreaker)
 
 
 def test_ray_rows_and_summary_equal_a_local_run(ray_cluster, tmp_path):
@@ -157,12 +164,7 @@ def slow_factory(match_seed: int, marks: Path) -> AgentFactory:
                     raise
             return self.act(observation, info)
 
-    def factory(spec: str, *, game: str, seat: str, action_space: Any, seed: int | None = None) -> Any:
-        if spec == "slow":
-            return SlowAgent(game, seat, action_space, seed=seed)
-        return make_agent(spec, game=game, seat=seat, action_space=action_space, seed=seed)
-
-    return factory
+    return factory_with("slow", SlowAgent)
 
 
 def test_a_stopped_run_on_a_kept_connection_stops_its_games_in_flight(ray_cluster, tmp_path):
