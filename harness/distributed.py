@@ -24,14 +24,12 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import os
 from types import ModuleType
 from typing import Any, Callable
 
-from cluegym.envs.core.registry import env_module
 from cluegym.harness.agent_protocol import AgentFactory
-from cluegym.harness.match_game import play_match_game_async
+from cluegym.harness.match_game import play_match_game
 from cluegym.harness.results import error_text, game_row
 
 __all__ = ["GAME_TASK_RETRIES", "RAY_INSTALL", "STOP_POLL_S", "WAIT_S", "RayNotInstalledError", "StopSignal",
@@ -64,21 +62,16 @@ class StopSignal:
         return self._raised
 
 
-def play_match_game_until_stopped(stop: Any, game: str, seats: dict[str, str], index: int, *, seed: int,
-                                  env_kwargs: dict[str, Any], signature: dict[str, Any],
-                                  make_agent: AgentFactory) -> tuple[dict[str, Any], str] | None:
-    """A Ray task's game: :func:`~cluegym.harness.match_game.play_match_game_async` on a new
-    env, ended early (None) when the run's :class:`StopSignal` actor ``stop`` is raised
-    (``stop`` None: the game plays to its end).
+def play_match_game_until_stopped(stop: Any, game: str, seats: dict[str, str], index: int,
+                                  **game_args: Any) -> tuple[dict[str, Any], str] | None:
+    """A Ray task's game: :func:`~cluegym.harness.match_game.play_match_game`, ended early
+    (None) once the run's :class:`StopSignal` actor ``stop`` is raised, checked every
+    :data:`STOP_POLL_S` seconds while the game awaits its agents (``stop`` None: no checks).
+    A signal that cannot be read (its actor lost with a node) lets the game play on.
 
-    The signal is checked every :data:`STOP_POLL_S` seconds while the game awaits its agents
-    (a game over sooner never asks: a millisecond game costs no call to the actor); a game
-    that never awaits (agents that act at once) plays to its end. A signal that cannot be
-    read (its actor lost with a node) lets the game play on.
-
-    Returns:
-        ``(row, line)`` as :func:`~cluegym.harness.match_game.play_match_game`, or None when
-        the run was stopped first.
+    Args:
+        game_args: ``seed``, ``env_kwargs``, ``signature`` and ``make_agent``, as
+            :func:`~cluegym.harness.match_game.play_match_game` takes them.
     """
 
     async def stopped() -> bool:
@@ -87,21 +80,8 @@ def play_match_game_until_stopped(stop: Any, game: str, seats: dict[str, str], i
         except Exception:  # noqa: BLE001 - an unreadable signal is not a stop
             return False
 
-    async def play() -> tuple[dict[str, Any], str] | None:
-        game_task = asyncio.ensure_future(play_match_game_async(
-            game, seats, index, seed=seed, signature=signature, make_agent=make_agent,
-            new_env=lambda: env_module(game).env(**env_kwargs),
-        ))
-        while stop is not None and not game_task.done():
-            await asyncio.wait({game_task}, timeout=STOP_POLL_S)
-            if not game_task.done() and await stopped():
-                game_task.cancel()
-                await asyncio.gather(game_task, return_exceptions=True)
-                return None
-        row, line, _ = await game_task
-        return row, line
-
-    return asyncio.run(play())
+    return play_match_game(game, seats, index, **game_args, stopped=None if stop is None else stopped,
+                           poll_s=STOP_POLL_S)
 
 
 class RayNotInstalledError(ModuleNotFoundError):

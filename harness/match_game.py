@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from cluegym.envs.core.registry import env_module
 from cluegym.harness.agent_protocol import AgentFactory, MatchAgent
@@ -78,14 +78,34 @@ async def play_match_game_async(
 
 
 def play_match_game(game: str, seats: dict[str, str], index: int, *, seed: int, env_kwargs: dict[str, Any],
-                    signature: dict[str, Any], make_agent: AgentFactory) -> tuple[dict[str, Any], str]:
+                    signature: dict[str, Any], make_agent: AgentFactory,
+                    stopped: Callable[[], Awaitable[bool]] | None = None,
+                    poll_s: float = 1.0) -> tuple[dict[str, Any], str] | None:
     """:func:`play_match_game_async` on a new env, synchronously: a game played by a Ray worker.
 
+    Args:
+        stopped: asked every ``poll_s`` seconds while the game awaits its agents (an LLM's
+            reply); when it answers True the game is cancelled (its agents' awaits, requests
+            included) and None is returned. A game over before the first ask never asks; one
+            whose agents never await plays to its end.
+        poll_s: seconds between asks of ``stopped``.
+
     Returns:
-        ``(row, line)``: the results row and its JSONL line.
+        ``(row, line)``: the results row and its JSONL line; None when ``stopped`` ended it.
     """
-    row, line, _ = asyncio.run(play_match_game_async(
-        game, seats, index, seed=seed, signature=signature, make_agent=make_agent,
-        new_env=lambda: env_module(game).env(**env_kwargs),
-    ))
-    return row, line
+
+    async def play() -> tuple[dict[str, Any], str] | None:
+        game_task = asyncio.ensure_future(play_match_game_async(
+            game, seats, index, seed=seed, signature=signature, make_agent=make_agent,
+            new_env=lambda: env_module(game).env(**env_kwargs),
+        ))
+        while stopped is not None and not game_task.done():
+            await asyncio.wait({game_task}, timeout=poll_s)
+            if not game_task.done() and await stopped():
+                game_task.cancel()
+                await asyncio.gather(game_task, return_exceptions=True)
+                return None
+        row, line, _ = await game_task
+        return row, line
+
+    return asyncio.run(play())
