@@ -41,6 +41,13 @@ Usage:
     python -m cluegym.benchmarks.learner_throughput --cpu-time   # on a shared machine
     python -m cluegym.benchmarks.learner_throughput --games dixit --cold   # encoders' caches empty
     python -m cluegym.benchmarks.learner_throughput --breakdown   # + where an SB3 decision's time goes
+    python -m cluegym.benchmarks.learner_throughput --ppo 8192    # + the env's share of a PPO run
+
+``--ppo STEPS`` also trains sb3-contrib's ``MaskablePPO`` with the project's defaults
+(``DEFAULT_ALGO_KWARGS["maskable_ppo"]``, ``TrainConfig``'s 4 envs in one process) on the SB3
+view for ``STEPS`` decisions per game and prints how much of the run's CPU time the envs
+took (``VecEnv`` ``reset``/``step_async``/``step_wait``) and how much SB3 (rollout forward
+passes, buffer, updates): whether the env is what bounds a self-play training run.
 """
 
 from __future__ import annotations
@@ -59,7 +66,7 @@ from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
 
 __all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "main", "VIEW_FLOOR",
-           "selfplay_breakdown", "BREAKDOWN_PARTS"]
+           "selfplay_breakdown", "BREAKDOWN_PARTS", "TrainingShare", "ppo_env_share"]
 
 
 @dataclass(frozen=True)
@@ -317,6 +324,82 @@ def selfplay_breakdown(game: str, setup: Setup, seconds: float, seed: int = 0) -
     return total * per_decision, {part: value * per_decision for part, value in spent.items()}
 
 
+@dataclass
+class TrainingShare:
+    """CPU time of a training run split between the envs and the learning library.
+
+    Attributes:
+        decisions: learner decisions trained (the run's timesteps).
+        env_us: CPU microseconds per decision inside the ``VecEnv`` (the views, their games
+            and opponents, SB3's ``Monitor`` and ``DummyVecEnv``).
+        learner_us: CPU microseconds per decision outside it (policy forward passes, the
+            rollout buffer, the gradient updates).
+    """
+
+    decisions: int
+    env_us: float
+    learner_us: float
+
+    @property
+    def env_share(self) -> float:
+        """The envs' share of the run's CPU time."""
+        return self.env_us / (self.env_us + self.learner_us)
+
+    @property
+    def decisions_per_cpu_s(self) -> float:
+        """Decisions trained per CPU-second of the whole run."""
+        return 1e6 / (self.env_us + self.learner_us)
+
+
+def ppo_env_share(game: str, setup: Setup, steps: int, seed: int = 0, n_envs: int = 4) -> TrainingShare:
+    """Train ``MaskablePPO`` (the project's defaults) on the SB3 view of ``setup`` for ``steps``
+    decisions after one warm-up rollout, timing the CPU spent inside the ``VecEnv``.
+
+    Needs the ``train`` extra (stable-baselines3, sb3-contrib).
+
+    Example:
+        >>> share = ppo_env_share("taboo", SETUPS["taboo"], 4096)
+        >>> round(share.env_share, 2)   # the envs' share of the run's CPU time
+        0.6
+    """
+    from sb3_contrib import MaskablePPO
+
+    from cluegym.training.config import DEFAULT_ALGO_KWARGS
+    from cluegym.wrappers.vec_env import make_vec_env
+
+    env = make_vec_env(n_envs, seed=seed, game=game, seat=setup.seat, opponents={"*": "random"},
+                       task_options=setup.task_options, env_kwargs=setup.env_kwargs)
+    in_env = [0.0]
+    clock = time.process_time
+    for name in ("reset", "step_async", "step_wait"):
+        inner = getattr(env, name)
+
+        def call(*args: Any, inner: Callable[..., Any] = inner, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                in_env[0] += clock() - start
+
+        setattr(env, name, call)  # on this instance only
+    model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", **DEFAULT_ALGO_KWARGS["maskable_ppo"])
+    model.learn(model.n_steps * n_envs)  # warm-up: lazy loads, torch's first calls
+    in_env[0] = 0.0
+    start = clock()
+    model.learn(steps, reset_num_timesteps=False)
+    total = clock() - start
+    env.close()
+    trained = model.num_timesteps - model.n_steps * n_envs  # whole rollouts: steps rounded up
+    return TrainingShare(trained, 1e6 * in_env[0] / trained, 1e6 * (total - in_env[0]) / trained)
+
+
+def _print_ppo_share(game: str, setup: Setup, steps: int, seed: int) -> None:
+    share = ppo_env_share(game, setup, steps, seed)
+    print(f"{game:<11} MaskablePPO on the sb3 view, {share.decisions} decisions: "
+          f"{share.decisions_per_cpu_s:.0f} decisions per CPU-second; envs {100 * share.env_share:.0f}% of the "
+          f"CPU ({share.env_us:.0f} us a decision), SB3 {share.learner_us:.0f} us", flush=True)
+
+
 def _print_breakdown(game: str, setup: Setup, seconds: float, seed: int) -> None:
     total, parts = selfplay_breakdown(game, setup, seconds, seed)
     shares = ", ".join(f"{part} {value:.0f} ({100 * value / total:.0f}%)" for part, value in parts.items())
@@ -342,7 +425,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="do not fill the encoders' caches before timing (measure the first games)")
     parser.add_argument("--breakdown", action="store_true",
                         help="also time the parts of the SB3 view's decisions (features, game env, agents, view)")
+    parser.add_argument("--ppo", type=int, default=0, metavar="STEPS",
+                        help="also train MaskablePPO for STEPS decisions per game and print the envs' share "
+                             "of its CPU time (needs the train extra)")
     args = parser.parse_args(argv)
+    if args.ppo < 0:
+        parser.error(f"--ppo must be >= 0, got {args.ppo}")
     if args.seconds <= 0:
         parser.error(f"--seconds must be > 0, got {args.seconds}")
     if args.threads < 1:
@@ -379,6 +467,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{decisions:>11} {rate.games_s:>8.1f} {100 * rate.cpu_share:>5.0f}  {verdict}", flush=True)
         if args.breakdown:
             _print_breakdown(game, setup, args.seconds, args.seed)
+        if args.ppo:
+            _print_ppo_share(game, setup, args.ppo, args.seed)
     return 0
 
 

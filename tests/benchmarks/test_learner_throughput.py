@@ -55,3 +55,17 @@ def test_breakdown_times_every_part_of_a_decision(capsys):
     assert main(["--games", "taboo", "--seconds", "0.1", "--breakdown"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if "sb3 view, us per decision" in line)
     assert line.startswith("taboo") and all(part in line for part in BREAKDOWN_PARTS)
+
+
+def test_ppo_share_splits_a_training_run_between_envs_and_sb3(capsys):
+    pytest.importorskip("sb3_contrib")
+    from cluegym.benchmarks.learner_throughput import ppo_env_share
+
+    share = ppo_env_share("taboo", SETUPS["taboo"], 1000)
+    # Whole rollouts (256 steps x 4 envs) after the warm-up one: 1000 rounds up to 1024.
+    assert share.decisions == 1024
+    assert share.env_us > 0 and share.learner_us > 0
+    assert 0 < share.env_share < 1
+    assert share.decisions_per_cpu_s == pytest.approx(1e6 / (share.env_us + share.learner_us))
+    with pytest.raises(SystemExit):
+        main(["--ppo", "-1"])
