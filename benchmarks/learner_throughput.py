@@ -355,8 +355,6 @@ def ppo_env_share(game: str, setup: Setup, steps: int, seed: int = 0, n_envs: in
     """Train ``MaskablePPO`` (the project's defaults) on the SB3 view of ``setup`` for ``steps``
     decisions after one warm-up rollout, timing the CPU spent inside the ``VecEnv``.
 
-    Needs the ``train`` extra (stable-baselines3, sb3-contrib).
-
     Example:
         >>> share = ppo_env_share("taboo", SETUPS["taboo"], 4096)
         >>> round(share.env_share, 2)   # the envs' share of the run's CPU time
@@ -427,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="also time the parts of the SB3 view's decisions (features, game env, agents, view)")
     parser.add_argument("--ppo", type=int, default=0, metavar="STEPS",
                         help="also train MaskablePPO for STEPS decisions per game and print the envs' share "
-                             "of its CPU time (needs the train extra)")
+                             "of its CPU time")
     args = parser.parse_args(argv)
     if args.ppo < 0:
         parser.error(f"--ppo must be >= 0, got {args.ppo}")

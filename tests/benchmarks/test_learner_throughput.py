@@ -58,7 +58,6 @@ def test_breakdown_times_every_part_of_a_decision(capsys):
 
 
 def test_ppo_share_splits_a_training_run_between_envs_and_sb3(capsys):
-    pytest.importorskip("sb3_contrib")
     from cluegym.benchmarks.learner_throughput import ppo_env_share
 
     share = ppo_env_share("taboo", SETUPS["taboo"], 1000)
