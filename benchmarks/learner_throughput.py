@@ -260,6 +260,21 @@ def measure_multiseat(game: str, setup: Setup, seconds: float, seed: int = 0) ->
     return _timed(play_game, counter, seconds)
 
 
+def _time_calls(owner: Any, name: str, spent: dict[str, float], part: str, clock: Callable[[], float]) -> None:
+    """Wrap ``owner``'s method ``name`` (on this instance only) so that the time of each call,
+    by ``clock``, adds to ``spent[part]``."""
+    inner = getattr(owner, name)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        start = clock()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[part] += clock() - start
+
+    setattr(owner, name, call)
+
+
 #: The parts :func:`selfplay_breakdown` times, in the order it prints them.
 BREAKDOWN_PARTS: tuple[str, ...] = ("features", "game step", "game observe", "game reset", "agents act",
                                     "agents reset", "view (rest)")
@@ -284,16 +299,7 @@ def selfplay_breakdown(game: str, setup: Setup, seconds: float, seed: int = 0) -
     clock = time.perf_counter
 
     def timed(owner: Any, name: str, part: str) -> None:
-        inner = getattr(owner, name)
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            start = clock()
-            try:
-                return inner(*args, **kwargs)
-            finally:
-                spent[part] += clock() - start
-
-        setattr(owner, name, call)  # on this instance only
+        _time_calls(owner, name, spent, part, clock)
 
     timed(env.task, "features", "features")
     timed(env.aec, "step", "game step")
@@ -367,28 +373,20 @@ def ppo_env_share(game: str, setup: Setup, steps: int, seed: int = 0, n_envs: in
 
     env = make_vec_env(n_envs, seed=seed, game=game, seat=setup.seat, opponents={"*": "random"},
                        task_options=setup.task_options, env_kwargs=setup.env_kwargs)
-    in_env = [0.0]
+    spent = {"envs": 0.0}
     clock = time.process_time
     for name in ("reset", "step_async", "step_wait"):
-        inner = getattr(env, name)
-
-        def call(*args: Any, inner: Callable[..., Any] = inner, **kwargs: Any) -> Any:
-            start = clock()
-            try:
-                return inner(*args, **kwargs)
-            finally:
-                in_env[0] += clock() - start
-
-        setattr(env, name, call)  # on this instance only
+        _time_calls(env, name, spent, "envs", clock)
     model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", **DEFAULT_ALGO_KWARGS["maskable_ppo"])
     model.learn(model.n_steps * n_envs)  # warm-up: lazy loads, torch's first calls
-    in_env[0] = 0.0
+    spent["envs"] = 0.0
     start = clock()
     model.learn(steps, reset_num_timesteps=False)
     total = clock() - start
     env.close()
     trained = model.num_timesteps - model.n_steps * n_envs  # whole rollouts: steps rounded up
-    return TrainingShare(trained, 1e6 * in_env[0] / trained, 1e6 * (total - in_env[0]) / trained)
+    in_envs = spent["envs"]
+    return TrainingShare(trained, 1e6 * in_envs / trained, 1e6 * (total - in_envs) / trained)
 
 
 def _print_ppo_share(game: str, setup: Setup, steps: int, seed: int) -> None:
