@@ -42,6 +42,11 @@ class Agent:
 
     #: Games this agent class can play; ``("*",)`` means any game.
     games: tuple[str, ...] = ("*",)
+    #: Whether :meth:`act` reads its ``observation``. An agent that decides from ``info``
+    #: alone (its ``action_mask``) says False, and the learning views then pass it
+    #: ``observation=None`` instead of building an observation nobody reads (PettingZoo's
+    #: ``last(observe=False)``).
+    reads_observation: bool = True
 
     def __init__(
         self,

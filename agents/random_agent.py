@@ -32,7 +32,18 @@ class RandomAgent(Agent):
         "cloud", "engine", "forest", "silver", "window", "animal", "ocean", "market",
     )
 
-    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
+    #: Decides from ``info["action_mask"]`` when given no observation (the same draws as
+    #: from ``observation["action_mask"]``), so the learning views build it none.
+    reads_observation = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A subclass with its own act() may read the observation: it gets one unless it
+        # says otherwise.
+        super().__init_subclass__(**kwargs)
+        if "act" in cls.__dict__ and "reads_observation" not in cls.__dict__:
+            cls.reads_observation = True
+
+    def act(self, observation: dict[str, Any] | None, info: dict[str, Any]) -> Any:
         mask = None
         if isinstance(observation, dict) and "action_mask" in observation:
             mask = observation["action_mask"]

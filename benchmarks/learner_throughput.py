@@ -7,7 +7,9 @@ off everywhere, the same game options) are timed:
   first-legal policy at every seat; the baseline of issue 15);
 - ``raw-rnd``: the AEC env with the ``random`` agent at every seat: the same players as the
   views (random moves make other games than the scripted ones: Decrypto's scripted guessers
-  agree and end the game in a few steps), so ``x raw-rnd`` is the cost of the view itself;
+  agree and end the game in a few steps), played as the views play them (the ``random``
+  agent decides from ``info``, so ``last(observe=False)``: no observation is built for it),
+  so ``x raw-rnd`` is the cost of the view itself;
 - ``sb3``: :class:`~cluegym.wrappers.selfplay.SelfPlayEnv`, one learning seat (the SB3 view);
 - ``multi``: :class:`~cluegym.wrappers.multiseat.MultiSeatEnv`, several learning seats (the
   PettingZoo view of RLlib and Tianshou).
@@ -185,7 +187,8 @@ def measure_raw(game: str, setup: Setup, seconds: float) -> ViewRate:
 
 
 def measure_raw_random(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
-    """The raw AEC env with the ``random`` agent at every seat (the views' players)."""
+    """The raw AEC env with the ``random`` agent at every seat (the views' players), each
+    given an observation only if it reads one (``Agent.reads_observation``), as in the views."""
     env = cluegym.make(game, record_observations=False, **setup.env_kwargs)
     players = {seat: make_agent("random", game=game, seat=seat, action_space=env.action_space(seat))
                for seat in env.possible_agents}
@@ -197,8 +200,10 @@ def measure_raw_random(game: str, setup: Setup, seconds: float, seed: int = 0) -
         for player in players.values():
             player.reset(int(rng.integers(2**63 - 1)))
         for seat in env.agent_iter():
-            observation, _, terminated, truncated, info = env.last()
-            env.step(None if terminated or truncated else players[seat].act(observation, info))
+            player = players[seat]
+            # As the views play them: an agent that decides from info gets no observation.
+            observation, _, terminated, truncated, info = env.last(observe=player.reads_observation)
+            env.step(None if terminated or truncated else player.act(observation, info))
         return 0
 
     rate = _timed(play_game, counter, seconds)

@@ -181,9 +181,13 @@ class SelfPlayEnv(gymnasium.Env):
                 self.aec.step(None)  # a seat out of the game (e.g. eliminated): dead step
                 reward += self._collect()
                 continue
-            obs = env.observe(seat)
             info = env.infos.get(seat, {})
-            if seat == self.seat:
+            if seat != self.seat:
+                player = self._players[seat][1]
+                # An agent that decides from info alone gets no observation (none is built).
+                action = player.act(env.observe(seat) if player.reads_observation else None, info)
+            else:
+                obs = env.observe(seat)
                 if task.learner_acts(obs, info):
                     cands = list(task.candidates(obs, info))[: task.n_actions] if task.candidates else None
                     self._pending = (obs, info, cands)
@@ -191,8 +195,6 @@ class SelfPlayEnv(gymnasium.Env):
                 if self._delegate is None:
                     raise RuntimeError(f"task for {self.game}/{self.seat} skips a decision but has no delegate")
                 action = self._delegate.act(obs, info)
-            else:
-                action = self._players[seat][1].act(obs, info)
             self.aec.step(action)
             reward += self._collect()
         self._pending = None

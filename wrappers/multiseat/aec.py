@@ -190,7 +190,8 @@ class MultiSeatEnv(AECEnv):
                 return seat
             action = self._delegates[seat].act(env.observe(seat), env.infos.get(seat, {}))
         else:
-            action = self._players[seat].act(env.observe(seat), env.infos.get(seat, {}))
+            player = self._players[seat]
+            action = player.act(env.observe(seat) if player.reads_observation else None, env.infos.get(seat, {}))
         env.step(action)
         self._collect(rewards)
         return None
