@@ -1,7 +1,9 @@
 """Learning-view throughput: steps/s of the raw game env and of the learner views over it.
 
 For each game with a learner task, four ways of playing the same game (observation digests
-off everywhere, the same game options) are timed:
+off everywhere, the same game options) are timed, each ``--rounds`` times (default 3,
+interleaved: every row once, then again) for ``--seconds`` (default 3); a row shows its median
+round:
 
 - ``raw``: the AEC env played by :func:`cluegym.benchmarks.throughput.measure` (a scripted
   first-legal policy at every seat; the baseline of issue 15);
@@ -39,6 +41,7 @@ machine.
 
 Usage:
     python -m cluegym.benchmarks.learner_throughput --seconds 5
+    python -m cluegym.benchmarks.learner_throughput --rounds 1   # one round a row: quicker, noisier
     python -m cluegym.benchmarks.learner_throughput --games decrypto,undercover --seed 1
     python -m cluegym.benchmarks.learner_throughput --cpu-time   # on a shared machine
     python -m cluegym.benchmarks.learner_throughput --games dixit --cold   # encoders' caches empty
@@ -60,6 +63,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+from tqdm import tqdm
 
 import cluegym
 from cluegym.agents import make_agent
@@ -67,7 +71,7 @@ from cluegym.benchmarks.throughput import measure
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
 
-__all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "main", "VIEW_FLOOR",
+__all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "median_rate", "main", "VIEW_FLOOR",
            "selfplay_breakdown", "BREAKDOWN_PARTS", "TrainingShare", "ppo_env_share"]
 
 
@@ -407,17 +411,48 @@ def _print_breakdown(game: str, setup: Setup, seconds: float, seed: int) -> None
     print(f"{game:<11} sb3 view, us per decision: {total:.0f} = {shares}", flush=True)
 
 
+def median_rate(rates: list[ViewRate]) -> ViewRate:
+    """The round with the median env steps/s (the lower of the two middle ones for an even
+    count): its decisions, games and CPU share come with it, from the same round."""
+    ranked = sorted(rates, key=lambda rate: rate.env_steps_s)
+    return ranked[(len(ranked) - 1) // 2]
+
+
 def _per_cpu_second(rate: ViewRate) -> ViewRate:
     """The same rates per CPU-second of this process (wall-clock rates over the CPU share)."""
     share = rate.cpu_share
     return ViewRate(rate.env_steps_s / share, rate.decisions_s / share, rate.games_s / share, share)
 
 
+def _measure_rows(game: str, setup: Setup, seconds: float, seed: int, rounds: int,
+                  cpu_time: bool, progress: bool = True) -> list[tuple[str, str, ViewRate]]:
+    """The four rows of ``game`` (raw, raw-rnd, sb3, multi), each the median of ``rounds``
+    measurements; the rounds are interleaved (every row once, then again), so that a slow
+    spell of a shared machine does not land on one row alone and skew its ratio."""
+    measures: list[tuple[str, str, Callable[[], ViewRate]]] = [
+        ("raw", "-", lambda: measure_raw(game, setup, seconds)),
+        ("raw-rnd", "-", lambda: measure_raw_random(game, setup, seconds, seed)),
+        ("sb3", setup.seat, lambda: measure_selfplay(game, setup, seconds, seed)),
+        ("multi", setup.learners, lambda: measure_multiseat(game, setup, seconds, seed)),
+    ]
+    samples: list[list[ViewRate]] = [[] for _ in measures]
+    with tqdm(total=rounds * len(measures), desc=game, unit="row", leave=False, disable=not progress) as bar:
+        for _ in range(rounds):
+            for (_, _, measure_row), kept in zip(measures, samples):
+                rate = measure_row()
+                kept.append(_per_cpu_second(rate) if cpu_time else rate)
+                bar.update()
+    return [(view, learners, median_rate(kept)) for (view, learners, _), kept in zip(measures, samples)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of every row, interleaved; each row is its median round (default 3)")
     parser.add_argument("--games", default=",".join(SETUPS), help="comma-separated games (default: all four)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the views' games and learner choices")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--cpu-time", action="store_true",
                         help="rates per CPU-second of this process instead of per wall-clock second")
     parser.add_argument("--threads", type=int, default=1,
@@ -436,6 +471,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--seconds must be > 0, got {args.seconds}")
     if args.threads < 1:
         parser.error(f"--threads must be >= 1, got {args.threads}")
+    if args.rounds < 1:
+        parser.error(f"--rounds must be >= 1, got {args.rounds}")
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in SETUPS]
     if unknown or not games:
@@ -443,7 +480,8 @@ def main(argv: list[str] | None = None) -> int:
 
     limit_threads(args.threads)
     unit = "CPU-second" if args.cpu_time else "wall-clock second"
-    print(f"env steps/s: game env step() calls, every seat; decisions/s: the learners' choices; "
+    print(f"median of {args.rounds} interleaved rounds of {args.seconds:g} s per row; "
+          f"env steps/s: game env step() calls, every seat; decisions/s: the learners' choices; "
           f"x raw, x raw-rnd: env steps/s over those rows'; per {unit}; floor: issue 15's "
           f"x raw >= {VIEW_FLOOR} for a view")
     print(f"{'game':<11} {'view':<8} {'learners':<9} {'env steps/s':>11} {'x raw':>6} {'x raw-rnd':>9} "
@@ -452,12 +490,8 @@ def main(argv: list[str] | None = None) -> int:
         setup = SETUPS[game]
         if setup.warm is not None and not args.cold:
             setup.warm()
-        rows = [("raw", "-", measure_raw(game, setup, args.seconds)),
-                ("raw-rnd", "-", measure_raw_random(game, setup, args.seconds, args.seed)),
-                ("sb3", setup.seat, measure_selfplay(game, setup, args.seconds, args.seed)),
-                ("multi", setup.learners, measure_multiseat(game, setup, args.seconds, args.seed))]
-        if args.cpu_time:
-            rows = [(view, learners, _per_cpu_second(rate)) for view, learners, rate in rows]
+        rows = _measure_rows(game, setup, args.seconds, args.seed, args.rounds, args.cpu_time,
+                             progress=not args.no_progress)
         raw, raw_random = rows[0][2], rows[1][2]
         for view, learners, rate in rows:
             decisions = "-" if np.isnan(rate.decisions_s) else f"{rate.decisions_s:.0f}"

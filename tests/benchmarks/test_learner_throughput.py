@@ -23,7 +23,7 @@ def test_views_count_env_steps_and_decisions(game):
 
 
 def test_main_prints_every_view_and_rejects_unknown_games(capsys):
-    assert main(["--games", "taboo", "--seconds", "0.2", "--cpu-time"]) == 0
+    assert main(["--games", "taboo", "--seconds", "0.2", "--rounds", "2", "--cpu-time"]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("taboo")]
     assert [row[1] for row in rows] == ["raw", "raw-rnd", "sb3", "multi"]
     assert float(rows[0][3]) > 0 and rows[0][4] == "1.00" and rows[1][5] == "1.00"
@@ -34,10 +34,36 @@ def test_main_prints_every_view_and_rejects_unknown_games(capsys):
         main(["--games", "chess"])
     with pytest.raises(SystemExit):
         main(["--seconds", "0"])
+    with pytest.raises(SystemExit):
+        main(["--rounds", "0"])
+
+
+def test_rows_are_the_median_of_interleaved_rounds(monkeypatch, capsys):
+    import cluegym.benchmarks.learner_throughput as lt
+
+    calls: list[str] = []
+
+    def fake(view: str, rates: list[float]):
+        def measure(*args, **kwargs):
+            calls.append(view)
+            return lt.ViewRate(rates[calls.count(view) - 1], 1.0, 1.0, 1.0)
+        return measure
+
+    # raw rounds 100, 300, 200 (median 200); sb3 rounds 50, 90, 150 (median 90: 0.45x raw)
+    monkeypatch.setattr(lt, "measure_raw", fake("raw", [100.0, 300.0, 200.0]))
+    monkeypatch.setattr(lt, "measure_raw_random", fake("raw-rnd", [100.0, 100.0, 100.0]))
+    monkeypatch.setattr(lt, "measure_selfplay", fake("sb3", [50.0, 90.0, 150.0]))
+    monkeypatch.setattr(lt, "measure_multiseat", fake("multi", [400.0, 100.0, 100.0]))
+    assert main(["--games", "taboo", "--rounds", "3", "--no-progress"]) == 0
+    assert calls == ["raw", "raw-rnd", "sb3", "multi"] * 3  # interleaved
+    rows = {row[1]: row for row in (line.split() for line in capsys.readouterr().out.splitlines())
+            if row and row[0] == "taboo"}
+    assert rows["raw"][3] == "200" and rows["sb3"][3] == "90" and rows["sb3"][4] == "0.45"
+    assert rows["sb3"][9] == "BELOW" and rows["multi"][3] == "100" and rows["multi"][9] == "ok"
 
 
 def test_threads_and_cold_options(capsys):
-    assert main(["--games", "taboo", "--seconds", "0.1", "--threads", "1", "--cold"]) == 0
+    assert main(["--games", "taboo", "--seconds", "0.1", "--rounds", "1", "--threads", "1", "--cold"]) == 0
     assert [line.split()[1] for line in capsys.readouterr().out.splitlines() if line.startswith("taboo")] == [
         "raw", "raw-rnd", "sb3", "multi"]
     with pytest.raises(SystemExit):
@@ -52,7 +78,7 @@ def test_breakdown_times_every_part_of_a_decision(capsys):
     # The parts do not overlap: what is left for the view itself stays positive.
     assert parts["view (rest)"] < total
     assert sum(parts.values()) == pytest.approx(total)
-    assert main(["--games", "taboo", "--seconds", "0.1", "--breakdown"]) == 0
+    assert main(["--games", "taboo", "--seconds", "0.1", "--rounds", "1", "--breakdown"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if "sb3 view, us per decision" in line)
     assert line.startswith("taboo") and all(part in line for part in BREAKDOWN_PARTS)
 
