@@ -49,7 +49,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from cluegym.envs.core.text import tokens
 
@@ -394,10 +394,65 @@ def mentions_word(text: str, word: str, *, substring: bool = True) -> bool:
 
 def first_mention(text: str, words: Iterable[str], *, substring: bool = True) -> str | None:
     """The first of ``words`` that ``text`` mentions (see :func:`mentions_word`), else None."""
+    if not substring and type(words) is tuple and _says_none(text, words):
+        return None
     for word in words:
         if says_word(text, word, strict=substring):
             return word
     return None
+
+
+def _says_none(text: Any, words: tuple[str, ...]) -> bool:
+    """True when ``text`` says none of ``words`` (``says_word`` without ``strict``), told from
+    forms kept per text and per word tuple: no part of the text shares a form with any word.
+    (A single-part word is said only by a part with which it shares a form; see
+    :func:`word_forms`.) False means "check each word": a phrase among the words, a text or
+    part too long to keep forms of, or a form in common.
+
+    Most texts checked against a game's protected words (Decrypto's hints against its four
+    keywords) say none of them: one disjointness test instead of a check per word."""
+    if type(text) is not str or len(text) > _SAYS_CACHE_CHARS:
+        return False
+    text_forms = _text_forms(text)
+    if text_forms is None:
+        return False
+    try:
+        word_set_forms = _single_word_forms(words)
+    except TypeError:  # unhashable words: check each
+        return False
+    return word_set_forms is not None and text_forms.isdisjoint(word_set_forms)
+
+
+@functools.lru_cache(maxsize=65536)
+def _text_forms(text: str) -> frozenset[str] | None:
+    """Every form of every part of ``text`` (None: a part too long to keep forms of)."""
+    forms: set[str] = set()
+    for part in _parts(text):
+        part_forms = word_forms(part)
+        if part_forms is None:
+            return None
+        forms |= part_forms
+    return frozenset(forms)
+
+
+@functools.lru_cache(maxsize=4096)
+def _single_word_forms(words: tuple[str, ...]) -> frozenset[str] | None:
+    """Every form of ``words`` when each is a single part whose forms are kept, else None
+    (a phrase, or a word that is not a text, is checked the long way)."""
+    forms: set[str] = set()
+    for word in words:
+        if type(word) is not str:
+            return None
+        parts = _parts(word)
+        if not parts:  # a word without a token is said by no text
+            continue
+        if len(parts) > 1:
+            return None
+        part_forms = word_forms(parts[0])
+        if part_forms is None:
+            return None
+        forms |= part_forms
+    return frozenset(forms)
 
 
 #: Decrypto's hint rules (:func:`hint_keyword`): ``"paper"`` (the default) and ``"substring"``.

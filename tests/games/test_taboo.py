@@ -93,6 +93,33 @@ def test_says_word_skips_only_pairs_with_no_form_in_common():
     assert word_forms("x" * 41) is None and says_word("y" * 41 + " fire", "fire")
 
 
+def test_first_mention_skips_word_sets_with_no_form_in_common():
+    # first_mention (Decrypto's hint rule) tells "none of these words" from the text's and the
+    # word tuple's kept forms; its answers are the word-by-word checks', matches included.
+    import random
+
+    from cluegym.envs.core.data import shipped_word_list
+    from cluegym.envs.core.matching import _says_none, first_mention
+
+    vocab = list(shipped_word_list("cluegym.envs.decrypto", "hint_vocab.txt"))
+    texts = vocab[::7] + ["fire-truck", "fire's", "mice", "firing", "the mouse", "sea otter", "R2-D2", "", "x" * 60]
+    pool = vocab[::3] + ["fire", "mouse", "sea otter", "pen", "arm", "the", "", "x" * 50]
+    rng = random.Random(0)
+    skipped = 0
+    for _ in range(20_000):
+        text = rng.choice(texts)
+        words = tuple(rng.sample(pool, 3)) + ((text.split("-")[0] or "a") if rng.random() < 0.3 else rng.choice(pool),)
+        expected = next((word for word in words if says_word(text, word)), None)
+        for strict in (False, True):
+            assert first_mention(text, words, substring=strict) == next(
+                (word for word in words if says_word(text, word, strict=strict)), None), (text, words, strict)
+        skipped += _says_none(text, words)
+        assert not (_says_none(text, words) and expected is not None)
+    assert skipped > 5_000  # most sets are told apart by forms
+    assert not _says_none("fire truck", ("sea otter", "ice"))  # a phrase among the words: checked one by one
+    assert first_mention("fire truck", ("ice", "fire")) == "fire" and first_mention("mice", ("mouse",), substring=False)
+
+
 def test_says_word_keeps_short_texts_verdicts_and_they_are_the_checks():
     from cluegym.envs.core.matching import _kept_verdict, _says_word
 
