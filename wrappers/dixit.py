@@ -96,8 +96,10 @@ class ListenerFeatures(Featurizer):
 _LAST_SIMILARITIES: LastResult[tuple[np.ndarray, np.ndarray]] = LastResult()
 
 
-def _is_vote(observation: dict[str, Any], info: dict[str, Any]) -> bool:
-    return int(observation["phase"]) == 2
+def _is_vote(observation: dict[str, Any] | None, info: dict[str, Any]) -> bool:
+    # The env's info names the phase (as its observation numbers it): no observation needed.
+    phase = info.get("phase")
+    return phase == "vote" if phase is not None else int(observation["phase"]) == 2  # type: ignore[index]
 
 
 def _card_action(index: int, observation: dict[str, Any], info: dict[str, Any], candidates: Any) -> dict[str, Any]:
@@ -133,5 +135,6 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", player: s
     n_choices = max(cfg.hand_size, cfg.num_players)
     features = ListenerFeatures(n_choices, cfg.num_rounds, embedding=embedding)
     return SeatTask("dixit", seat, features, n_choices, to_env_action=_card_action, learner_acts=_is_vote,
+                    learner_acts_from_info=True,
                     delegate=player, role="player",
                     metric=("listener_accuracy", lambda m, r: listener_accuracy(r, seat)))

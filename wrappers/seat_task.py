@@ -46,6 +46,9 @@ class SeatTask:
             None: the candidate at ``index`` when there are candidates, else ``index``.
         learner_acts: ``(observation, info) -> bool``: whether this decision is the learner's
             (the rest go to ``delegate``).
+        learner_acts_from_info: ``learner_acts`` reads ``info`` only (the views then call it
+            with ``observation=None`` and build the seat's observation only for whoever reads
+            it: the learner, or a delegate whose ``reads_observation`` is True).
         delegate: agent spec playing the seat's other decisions.
         combine: ``(learner_action, delegate_action) -> env action`` when the learner fills
             only part of an action whose other parts the delegate gives (e.g. the Taboo
@@ -65,11 +68,26 @@ class SeatTask:
     candidates: CandidateGenerator | None = None
     to_env_action: Callable[[int, dict[str, Any], dict[str, Any], Sequence[Any] | None], Any] | None = None
     learner_acts: Callable[[dict[str, Any], dict[str, Any]], bool] = _always
+    learner_acts_from_info: bool = False
     delegate: str | None = None
     combine: Callable[[Any, Any], Any] | None = None
     metric: tuple[str, Callable[[dict[str, Any], list[dict[str, Any]]], float]] | None = None
     role: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+
+    def route(self, info: dict[str, Any], observe: Callable[[], dict[str, Any]],
+              delegate: Any = None) -> tuple[bool, dict[str, Any] | None]:
+        """Whose is the seat's decision: ``(True, observation)`` when the learner's, else
+        ``(False, observation or None)`` for ``delegate`` (None when it reads none).
+
+        ``observe()`` builds the seat's observation; it is called only when someone reads it
+        (see :attr:`learner_acts_from_info` and ``Agent.reads_observation``)."""
+        observation = None if self.learner_acts_from_info else observe()
+        if self.learner_acts(observation, info):  # type: ignore[arg-type] - None: reads info only
+            return True, observe() if observation is None else observation
+        if observation is None and getattr(delegate, "reads_observation", True):
+            observation = observe()
+        return False, observation
 
     def legal(self, observation: dict[str, Any], info: dict[str, Any], candidates: Sequence[Any] | None) -> np.ndarray:
         """Boolean mask of the legal choices for this decision."""

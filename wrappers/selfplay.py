@@ -187,8 +187,8 @@ class SelfPlayEnv(gymnasium.Env):
                 # An agent that decides from info alone gets no observation (none is built).
                 action = player.act(env.observe(seat) if player.reads_observation else None, info)
             else:
-                obs = env.observe(seat)
-                if task.learner_acts(obs, info):
+                learner, obs = task.route(info, lambda: env.observe(seat), self._delegate)
+                if learner:
                     cands = list(task.candidates(obs, info))[: task.n_actions] if task.candidates else None
                     self._pending = (obs, info, cands)
                     return reward

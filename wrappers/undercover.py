@@ -244,8 +244,10 @@ class DescriptionCandidates:
         return out
 
 
-def _is_vote(observation: dict[str, Any], info: dict[str, Any]) -> bool:
-    return int(observation["phase"]) == 1
+def _is_vote(observation: dict[str, Any] | None, info: dict[str, Any]) -> bool:
+    # The env's info names the phase (as its observation numbers it): no observation needed.
+    phase = info.get("phase")
+    return phase == "vote" if phase is not None else int(observation["phase"]) == 1  # type: ignore[index]
 
 
 def _vote_action(index: int, observation: dict[str, Any], info: dict[str, Any], candidates: Any) -> int:
@@ -295,5 +297,5 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", speaker: 
     cfg = env.game_config if env is not None else UndercoverConfig()
     features = VoterFeatures(cfg.num_players, cfg.max_rounds, embedding=embedding)
     return SeatTask("undercover", seat, features, cfg.num_players, to_env_action=_vote_action,
-                    learner_acts=_is_vote, delegate=speaker, role="player",
+                    learner_acts=_is_vote, learner_acts_from_info=True, delegate=speaker, role="player",
                     metric=("vote_accuracy", lambda m, r: vote_accuracy(r, seat)))

@@ -103,3 +103,44 @@ def test_the_multi_seat_view_builds_no_observation_for_random_opponents():
 def _first_legal(env: SelfPlayEnv) -> int:
     """The first legal choice of the view's pending decision."""
     return int(env.action_masks().argmax())
+
+
+@pytest.mark.parametrize("game", ["undercover", "dixit"])
+def test_a_task_that_decides_from_info_builds_observations_only_for_its_readers(game):
+    # Undercover's and Dixit's learners take the votes; their seats' other decisions
+    # (speeches, stories, distractors) go to the delegate, here the random agent.
+    kwargs = {"env_kwargs": {"reveal_captions": True}} if game == "dixit" else {}
+    env = MultiSeatEnv(game, "all", opponents={"*": "random"},
+                       task_options={"speaker" if game == "undercover" else "player": "random"}, **kwargs)
+    assert all(task.learner_acts_from_info for task in env.tasks.values())
+    phases: list[str] = []
+    build = env.game_env.unwrapped._observe
+
+    def observe(seat):
+        phases.append(env.game_env.unwrapped.state.phase)
+        return build(seat)
+
+    env.game_env.unwrapped._observe = observe
+    env.reset(seed=0)
+    decisions = 0
+    for _ in env.agent_iter(max_iter=200):
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        env.step(int(observation["action_mask"].argmax()))
+        decisions += 1
+        if not env.agents:
+            env.reset()
+    # observations of the learners' votes (and of the game's end) only
+    assert decisions and phases and set(phases) <= {"vote", "over"}
+    # The same task with a delegate that reads observations gets them at every decision.
+    task = env.tasks[env.possible_agents[0]]
+    built: list[int] = []
+    reader = make_agent("glove" if game == "undercover" else "caption", game=game, seat=env.possible_agents[0],
+                        action_space=env.game_env.action_space(env.possible_agents[0]))
+    learner, observation = task.route({"phase": "speak" if game == "undercover" else "story"},
+                                      lambda: built.append(1) or {"phase": 0}, reader)
+    assert not learner and observation == {"phase": 0} and built == [1]
+    learner, observation = task.route({"phase": "vote"}, lambda: built.append(1) or {"phase": 1})
+    assert learner and observation == {"phase": 1} and built == [1, 1]

@@ -161,10 +161,13 @@ class MultiSeatEnv(AECEnv):
             self.game_rewards[seat] += reward
 
     def _decision(self, seat: str) -> tuple[dict[str, Any], dict[str, Any], list[Any] | None] | None:
-        """The learner's pending decision at ``seat`` (None: the task gives it to the delegate)."""
-        observation, info = self.game_env.observe(seat), self.game_env.infos.get(seat, {})
-        task = self.tasks[seat]
-        if not task.learner_acts(observation, info):
+        """The learner's pending decision at ``seat`` (None: the task gives it to the delegate).
+
+        The seat's observation is built only for whoever reads it (:meth:`SeatTask.route`)."""
+        env, task = self.game_env, self.tasks[seat]
+        info = env.infos.get(seat, {})
+        learner, observation = task.route(info, lambda: env.observe(seat), self._delegates.get(seat))
+        if not learner:
             return None
         candidates = list(task.candidates(observation, info))[: task.n_actions] if task.candidates else None
         return observation, info, candidates
@@ -188,10 +191,12 @@ class MultiSeatEnv(AECEnv):
             if decision is not None:
                 self._pending[seat] = decision
                 return seat
-            action = self._delegates[seat].act(env.observe(seat), env.infos.get(seat, {}))
+            player = self._delegates[seat]
         else:
             player = self._players[seat]
-            action = player.act(env.observe(seat) if player.reads_observation else None, env.infos.get(seat, {}))
+        # An agent that decides from info alone gets no observation (none is built; the env
+        # keeps one built for the task's check, so it is not built twice).
+        action = player.act(env.observe(seat) if player.reads_observation else None, env.infos.get(seat, {}))
         env.step(action)
         self._collect(rewards)
         return None
