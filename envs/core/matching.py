@@ -423,7 +423,7 @@ def _says_none(text: Any, words: tuple[str, ...]) -> bool:
     return word_set_forms is not None and text_forms.isdisjoint(word_set_forms)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=16384)  # a few hundred bytes an entry: a few megabytes at most
 def _text_forms(text: str) -> frozenset[str] | None:
     """Every form of every part of ``text`` (None: a part too long to keep forms of)."""
     forms: set[str] = set()
