@@ -141,14 +141,14 @@ def test_recent_results_drop_the_oldest():
 
 def test_undercover_voter_features_are_what_a_fresh_featurizer_computes():
     """Two SB3 views played in turn (as in a DummyVecEnv): every feature vector, the games'
-    final ones included (which read the descriptions' part kept from the last vote), equals
-    the one computed from the same observation with nothing kept."""
+    final ones included (``final_features``: they read the descriptions' part kept from the
+    last vote), equals the one computed from the same observation with nothing kept."""
     from cluegym.wrappers import undercover
     from cluegym.wrappers.featurizers import LastResult
     from cluegym.wrappers.selfplay import SelfPlayEnv
 
-    envs = [SelfPlayEnv("undercover", "player_1", opponents={"*": "random"}, task_options={"speaker": "random"})
-            for _ in range(2)]
+    envs = [SelfPlayEnv("undercover", "player_1", opponents={"*": "random"}, task_options={"speaker": "random"},
+                        final_features=True) for _ in range(2)]
     masks = [env.reset(seed=i)[1]["action_mask"] for i, env in enumerate(envs)]
     rng = np.random.default_rng(0)
     checked = finals = 0

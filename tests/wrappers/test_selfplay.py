@@ -51,6 +51,52 @@ def test_same_seed_same_games_other_seed_other_games():
     assert _rollout(env, 4) != first
 
 
+@pytest.mark.parametrize("game, seat", [("decrypto", "eve"), ("undercover", "player_0")])
+def test_a_finished_game_shows_zeros_unless_final_features(game, seat):
+    """The observation that comes with ``terminated`` is zeros (no decision is pending, as in
+    the multi-seat view); with ``final_features=True`` it is the task's features of the
+    seat's final observation. The games themselves (rewards, results) are the same."""
+    runs = {}
+    for final in (False, True):
+        env = SelfPlayEnv(game, seat, opponents={"*": "random"}, final_features=final)
+        rng = np.random.default_rng(0)
+        env.reset(seed=5)
+        finals, rewards = [], []
+        while len(finals) < 3:
+            obs, reward, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            rewards.append(reward)
+            if terminated:
+                assert env.observation_space.contains(obs) and info["action_mask"].all()
+                expected = env.task.features(env.raw.observe(seat), env.raw.infos.get(seat, {}),
+                                             [] if env.task.candidates is not None else None)
+                finals.append((obs, expected))
+                env.reset()
+            else:
+                assert obs.any()
+        runs[final] = (finals, rewards)
+    assert runs[False][1] == runs[True][1]
+    for (zeros, expected), (featurized, again) in zip(runs[False][0], runs[True][0]):
+        assert not zeros.any() and expected.any()
+        np.testing.assert_array_equal(featurized, again)
+        np.testing.assert_array_equal(featurized, expected)
+
+
+def test_maskable_ppo_learns_the_same_with_or_without_final_features():
+    """SB3 reads a terminated episode's last observation only on truncation (never here):
+    the same seeded MaskablePPO run ends with the same weights either way."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    weights = {}
+    for final in (False, True):
+        env = make_vec_env(2, seed=0, game="decrypto", seat="eve", opponents={"*": "random"}, final_features=final)
+        model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=2, seed=0, device="cpu")
+        model.learn(256)
+        assert model.num_timesteps == 256
+        weights[final] = [p.detach().clone() for p in model.policy.parameters()]
+    assert all(torch.equal(a, b) for a, b in zip(weights[False], weights[True]))
+
+
 def test_masks_never_allow_an_illegal_code():
     """Over many steps every unmasked code is legal for the env (never rejected) and every
     masked one is a code already revealed."""
