@@ -44,7 +44,7 @@ from cluegym.envs.core.matching import word_forms
 from cluegym.envs.core.text import to_charset, tokens
 from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
 from cluegym.wrappers.candidates import top_order
-from cluegym.wrappers.featurizers import Featurizer, LastResult, RecentResults, mean_deviations
+from cluegym.wrappers.featurizers import Featurizer, LastResult, mean_deviations
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["DecryptoFeatures", "HintCandidates", "potential", "seat_task"]
@@ -105,12 +105,15 @@ def _keyword_targets(vectors: _Vectors, history: tuple[str, ...]) -> tuple[np.nd
         vecs = vectors.matrix([h for h in history if h])
         mean = _unit_mean(vecs, vectors.words.dim)
         vecs.flags.writeable = mean.flags.writeable = False
-        targets = _TARGETS.keep(key, (vecs, mean))
+        if len(_TARGETS) >= _MAX_TARGETS:
+            _TARGETS.pop(next(iter(_TARGETS)))  # the oldest
+        targets = _TARGETS[key] = (vecs, mean)
     return targets
 
 
-#: :func:`_keyword_targets` by (embedding, history).
-_TARGETS: RecentResults[tuple[np.ndarray, np.ndarray]] = RecentResults(4096)
+#: :func:`_keyword_targets` by (embedding, history), oldest first.
+_TARGETS: dict[tuple[str, tuple[str, ...]], tuple[np.ndarray, np.ndarray]] = {}
+_MAX_TARGETS = 4096
 
 
 def _history_targets(vectors: _Vectors, hint_history: Sequence[Sequence[str]]) -> tuple[list[np.ndarray], np.ndarray]:

@@ -22,7 +22,7 @@ from typing import Any, Generic, Sequence, TypeVar
 import gymnasium
 import numpy as np
 
-__all__ = ["Featurizer", "LastResult", "RecentResults", "standardize", "standardize_list", "mean_deviations"]
+__all__ = ["Featurizer", "LastResult", "standardize", "standardize_list", "mean_deviations"]
 
 
 class Featurizer:
@@ -87,44 +87,6 @@ class LastResult(Generic[T]):
         """Keep ``value`` under ``key`` (instead of the previous one) and return it."""
         self._key, self._value = key, value
         return value
-
-
-class RecentResults(Generic[T]):
-    """The last ``size`` results of a computation by their (hashable) keys, oldest dropped
-    first: a :class:`LastResult` for results that are asked for again after others, e.g. by
-    one of several games played in turn in one process (an SB3 ``DummyVecEnv``). The values
-    are shared, so keep them read-only.
-
-    Example:
-        >>> recent = RecentResults(2)
-        >>> recent.keep("a", 1), recent.keep("b", 2), recent.keep("c", 3)
-        (1, 2, 3)
-        >>> recent.get("a") is None, recent.get("b")
-        (True, 2)
-    """
-
-    __slots__ = ("size", "_values")
-
-    def __init__(self, size: int) -> None:
-        if size < 1:
-            raise ValueError(f"size must be >= 1, got {size}")
-        self.size = int(size)
-        self._values: dict[Any, T] = {}
-
-    def get(self, key: Any) -> T | None:
-        """The value kept under ``key``, else None."""
-        return self._values.get(key)
-
-    def keep(self, key: Any, value: T) -> T:
-        """Keep ``value`` under ``key`` (dropping the oldest entry when full) and return it."""
-        values = self._values
-        if key not in values and len(values) >= self.size:
-            del values[next(iter(values))]  # the oldest (dicts keep insertion order)
-        values[key] = value
-        return value
-
-    def __len__(self) -> int:
-        return len(self._values)
 
 
 def standardize(values: np.ndarray, among: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.matching import mentions_word
 from cluegym.envs.core.text import tokens
 from cluegym.envs.undercover.rules import CIVILIAN, UndercoverConfig
-from cluegym.wrappers.featurizers import Featurizer, LastResult, RecentResults, standardize_list
+from cluegym.wrappers.featurizers import Featurizer, LastResult, standardize_list
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
@@ -59,10 +59,12 @@ def _mean_of_groups(rows: np.ndarray) -> np.ndarray:
     return np.true_divide(total, np.intp(rows.shape[1]), out=total, casting="unsafe")
 
 
-def _unit_centroids(vectors: list[np.ndarray], dim: int) -> tuple[np.ndarray, list[int]]:
-    """The unit centroid of each player's descriptions (a zero row for a player without
-    any), and the players with descriptions. Players with as many descriptions are averaged
-    in one numpy call; every row is the one the per-player loop computed."""
+def _table_fit(vectors: list[np.ndarray], alive: list[bool], dim: int) -> list[float]:
+    """Each player's fit to the rest of the table: the cosine between the centroid of its
+    descriptions and the (unit) mean of the other living players' centroids; 0 for a player
+    without descriptions or alone. The centroids and the means are batched (players with as
+    many descriptions, and players with as many others, in one numpy call each); every
+    number is the one the per-player loop computed."""
     n = len(vectors)
     speakers = [p for p in range(n) if len(vectors[p])]
     by_count: dict[int, list[int]] = {}
@@ -74,19 +76,11 @@ def _unit_centroids(vectors: list[np.ndarray], dim: int) -> tuple[np.ndarray, li
         centroids[group] = _mean_of_groups(np.array([vectors[p] for p in group]))
     if speakers:
         centroids[speakers] = _unit_rows(centroids[speakers])
-    return centroids, speakers
-
-
-def _table_fit(centroids: np.ndarray, speakers: list[int], alive: list[bool]) -> list[float]:
-    """Each player's fit to the rest of the table: the cosine between the (unit) centroid of
-    its descriptions (:func:`_unit_centroids`) and the unit mean of the other living
-    players' centroids; 0 for a player without descriptions or alone. The means of players
-    with as many others are batched; every number is the one the per-player loop computed."""
     living = [q for q in speakers if alive[q]]
     by_rest: dict[int, list[int]] = {}  # the living players count themselves out of their rest
     for p in speakers:
         by_rest.setdefault(len(living) - alive[p], []).append(p)
-    fit = [0.0] * len(centroids)
+    fit = [0.0] * n
     for size, group in by_rest.items():
         if size == 0:
             continue
@@ -125,17 +119,16 @@ class VoterFeatures(Featurizer):
         votes = np.asarray(observation["votes"])
         table = self._table(observation, alive, votes)
         word = str(observation["word"])
-        said = table.said
-        fit = said.fits.get(word)
-        if fit is None:  # the same for every voter with this word until the next description
-            fit = said.fits[word] = _fits(said.vectors, self.words.vector(word))
+        fit = table.fits.get(word)
+        if fit is None:  # the same for every voter of the round with this word
+            fit = table.fits[word] = _fits(table.vectors, self.words.vector(word))
         fit_mean, fit_last = fit
         others = list(table.alive)
         others[me] = False
         fit_mean_z = standardize_list(fit_mean, others)
         fit_last_z = standardize_list(fit_last, others)
         table_z = standardize_list(table.fit, others)
-        spoke = float(len(said.vectors[me]) > 0)
+        spoke = float(len(table.vectors[me]) > 0)
         values: list[float] = []
         for p in range(n):
             values += (table.alive[p], p == me, fit_mean[p], fit_mean_z[p], fit_last[p], fit_last_z[p],
@@ -145,10 +138,10 @@ class VoterFeatures(Featurizer):
         return np.array(values, dtype=np.float32)
 
     def _table(self, observation: dict[str, Any], alive: np.ndarray, votes: np.ndarray) -> "_Round":
-        """What every voter of a round reads alike: the descriptions' part (:meth:`_said`),
-        each player's fit to the rest of the living table and the votes so far. The last one
-        is shared by every VoterFeatures (keyed by the embedding, the descriptions, who is
-        alive and the votes)."""
+        """What every voter of a round reads alike: each player's description vectors, their
+        fit to the rest of the table, the votes so far, and the fits per own word (filled by
+        :meth:`features`). The last one is shared by every VoterFeatures (keyed by the
+        embedding, the descriptions, who is alive and the votes)."""
         n = self.n
         # The env's rows are tuples already (then shared, not copied): the key compares them
         # as they are (a text compares equal to its str).
@@ -157,9 +150,10 @@ class VoterFeatures(Featurizer):
         kept = _LAST_TABLE.get(key)
         if kept is not None:
             return kept
-        said = self._said(key[:3])
+        said = [[row[p] for row in descriptions if row[p]] for p in range(n)]
+        vectors = [self.words.matrix(texts) for texts in said]
+        fit = _table_fit(vectors, alive.tolist(), self.words.dim)
         living = alive.tolist()
-        fit = _table_fit(said.centroids, said.speakers, living)
         received = [0] * n
         voted: set[tuple[int, int]] = set()
         for row in votes.tolist():
@@ -169,45 +163,22 @@ class VoterFeatures(Featurizer):
                     voted.add((p, target))
         # The votes a player received, over the players (1 at most); who voted whom at least once.
         shares = [min(count / max(1, n), 1.0) for count in received]
-        return _LAST_TABLE.keep(key, _Round(said, fit, living, sum(living) / n, standardize_list(fit, living),
-                                            shares, voted))
-
-    def _said(self, key: tuple[str, int, tuple[tuple[str, ...], ...]]) -> "_Said":
-        """The descriptions' part of a round's table (keyed by the embedding, the table size
-        and the descriptions): it outlives the round's votes, so the observation after the
-        last vote (the game's end, every seat's final one) reads the round's vectors, fits
-        and centroids again instead of recomputing them."""
-        said = _RECENT_SAID.get(key)
-        if said is None:
-            _, n, descriptions = key
-            vectors = [self.words.matrix([row[p] for row in descriptions if row[p]]) for p in range(n)]
-            centroids, speakers = _unit_centroids(vectors, self.words.dim)
-            said = _RECENT_SAID.keep(key, _Said(vectors, centroids, speakers, {}))
-        return said
-
-
-@dataclass
-class _Said:
-    """The descriptions of a game so far, as every voter reads them; read only (``fits``
-    is filled as voters with a new own word ask)."""
-
-    vectors: list[np.ndarray]  # each player's description vectors
-    centroids: np.ndarray  # each player's unit centroid (zeros without descriptions)
-    speakers: list[int]  # the players with descriptions
-    fits: dict[str, tuple[list[float], list[float]]]  # own word -> (mean fit, latest fit) per player
+        return _LAST_TABLE.keep(key, _Round(vectors, fit, living, sum(living) / n, standardize_list(fit, living),
+                                            shares, voted, {}))
 
 
 @dataclass
 class _Round:
     """One round's table as every voter reads it (see :meth:`VoterFeatures._table`); read only."""
 
-    said: _Said
+    vectors: list[np.ndarray]  # each player's description vectors
     fit: list[float]  # each player's fit to the rest of the living table
     alive: list[bool]
     alive_share: float
     fit_z_alive: list[float]  # ``fit`` standardized over the living
     received: list[float]  # votes received over the players, at most 1
-    voted: set[tuple[int, int]]  # (voter, target) of every vote so far (-1s left out)
+    voted: set[tuple[int, int]]  # (voter, target) of every vote so far (no -1s)
+    fits: dict[str, tuple[list[float], list[float]]]  # own word -> (mean fit, latest fit) per player
 
 
 def _fits(vectors: list[np.ndarray], own: np.ndarray) -> tuple[list[float], list[float]]:
@@ -225,9 +196,6 @@ def _fits(vectors: list[np.ndarray], own: np.ndarray) -> tuple[list[float], list
 
 #: The last :meth:`VoterFeatures._table` result, with its key.
 _LAST_TABLE: LastResult[_Round] = LastResult()
-#: The recent :meth:`VoterFeatures._said` results: one per game of the games played in turn
-#: in a process (an SB3 ``DummyVecEnv``'s), whose next observations are the games' ends.
-_RECENT_SAID: RecentResults[_Said] = RecentResults(16)
 
 
 class DescriptionCandidates:

@@ -10,7 +10,6 @@ from cluegym.agents import make_agent
 from cluegym.envs.decrypto.env import CODES
 from cluegym.agents.encoders import LRUCache, WordEncoder, unit_rows
 from cluegym.wrappers.decrypto import DecryptoFeatures, potential, seat_task
-from cluegym.wrappers.featurizers import RecentResults
 
 KEYWORDS = ["guitar", "horse", "castle", "apple"]
 
@@ -130,19 +129,10 @@ def test_image_and_sentence_encoders_are_cached_unit_vectors():
     assert sentences.cache.get("a cat sleeps on a sofa") is not None
 
 
-def test_recent_results_drop_the_oldest():
-    recent = RecentResults(2)
-    assert [recent.keep(key, value) for key, value in (("a", 1), ("b", 2), ("a", 3), ("c", 4))] == [1, 2, 3, 4]
-    # "a" was kept again (not a new entry), so "b", the oldest, made room for "c"
-    assert (recent.get("a"), recent.get("b"), recent.get("c"), len(recent)) == (None, 2, 4, 2)
-    with pytest.raises(ValueError):
-        RecentResults(0)
-
-
 def test_undercover_voter_features_are_what_a_fresh_featurizer_computes():
     """Two SB3 views played in turn (as in a DummyVecEnv): every feature vector, the games'
-    final ones included (``final_features``: they read the descriptions' part kept from the
-    last vote), equals the one computed from the same observation with nothing kept."""
+    final ones included (``final_features``), equals the one computed from the same
+    observation with no round table kept."""
     from cluegym.wrappers import undercover
     from cluegym.wrappers.featurizers import LastResult
     from cluegym.wrappers.selfplay import SelfPlayEnv
@@ -152,21 +142,20 @@ def test_undercover_voter_features_are_what_a_fresh_featurizer_computes():
     masks = [env.reset(seed=i)[1]["action_mask"] for i, env in enumerate(envs)]
     rng = np.random.default_rng(0)
     checked = finals = 0
-    kept_before = len(undercover._RECENT_SAID)
     while finals < 12:
         for i, env in enumerate(envs):
             features, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(masks[i]))))
             observation, seat_info = env.raw.observe("player_1"), env.raw.infos.get("player_1", {})
-            kept = undercover._LAST_TABLE, undercover._RECENT_SAID
-            undercover._LAST_TABLE, undercover._RECENT_SAID = LastResult(), RecentResults(16)
+            kept = undercover._LAST_TABLE
+            undercover._LAST_TABLE = LastResult()
             try:
                 fresh = env.task.featurizer(observation, seat_info)
             finally:
-                undercover._LAST_TABLE, undercover._RECENT_SAID = kept
+                undercover._LAST_TABLE = kept
             np.testing.assert_array_equal(features, fresh)
             checked += 1
             if terminated:
                 finals += 1
                 features, info = env.reset()
             masks[i] = info["action_mask"]
-    assert checked > finals and len(undercover._RECENT_SAID) > kept_before
+    assert checked > finals
