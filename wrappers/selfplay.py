@@ -72,7 +72,7 @@ class SelfPlayEnv(gymnasium.Env):
             the multi-seat view's for a seat with no decision pending: none is, and RL
             libraries do not learn from a terminated episode's last observation (SB3 reads
             ``terminal_observation`` only on truncation, which this env never returns), while
-            featurizing it was 11-16% of a Decrypto or Undercover decision.
+            featurizing it was 8-23% of a decision (Taboo, Undercover, Decrypto).
     """
 
     metadata = {"render_modes": ["ansi"]}
