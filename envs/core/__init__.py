@@ -22,7 +22,7 @@ _EXPORTS = {
     "to_jsonable": "record", "transcript": "record", "encode_action": "record", "decode_action": "record",
     "clean_action_text": "spaces", "clean_text": "text", "quote_text": "text", "describe": "text",
     "int_box": "spaces", "mask_space": "spaces", "pad_texts": "spaces", "text_space": "spaces",
-    "text_tuple": "spaces",
+    "text_tuple": "spaces", "read_only": "spaces",
     "read_word_list": "data", "shipped_word_list": "data", "word_list_option": "data",
     "CHARSET": "text", "first_mention": "matching", "mentions_word": "matching", "says_word": "matching",
     "to_charset": "text", "tokens": "text",

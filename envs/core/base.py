@@ -35,6 +35,12 @@ valid parts of the last rejected action sets ``self._rejected_parts`` (plain JSO
 ``_check_action`` and reads it in ``_fallback_action``; the adapter clears it before each
 check and records it for replay.
 
+Every array the env hands out (observations, ``infos[seat]["action_mask"]``) is read-only:
+the adapter marks the game's arrays after ``_observe`` and the rules' ``legal_mask``. A game
+whose ``_observe`` and ``legal_mask`` return read-only arrays already (shared from step to
+step, or marked when made) sets ``frozen_arrays = True`` and the adapter skips that walk
+(``tests/games/test_read_only_observations.py`` checks every shipped game).
+
 Example:
     >>> env = cluegym.make("decrypto")
     >>> env.reset(seed=0)
@@ -59,7 +65,7 @@ from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.record import (
     RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
 )
-from cluegym.envs.core.spaces import ActionTextCleaner, action_mask_builder, action_mask_space
+from cluegym.envs.core.spaces import ActionTextCleaner, action_mask_builder, action_mask_space, array_keys, read_only
 from cluegym.envs.core.text import exception_text, reason_text
 from cluegym.envs.core.wrapping import OrderEnforcingWrapper, wrap  # noqa: F401 - games import wrap from here
 
@@ -91,6 +97,9 @@ class ClueGameEnv(AECEnv):
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
     #: Registered versioned id, e.g. ``"decrypto_v0"``.
     game_id: str = ""
+    #: Whether the game's ``_observe`` and its rules' ``legal_mask`` return read-only arrays
+    #: only (then the adapter does not mark them at every new State; see the module docstring).
+    frozen_arrays: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Every game's options are checked and coerced against its __init__ signature before
@@ -150,13 +159,25 @@ class ClueGameEnv(AECEnv):
         # The rules' legal_mask per seat of the current State: infos and obs["action_mask"]
         # both read it at every step. Cleared with the observations.
         self._legal_masks: dict[str, Any] = {}
+        #: Per seat, its observation space and the entries of it that can hold arrays.
+        self._array_keys: dict[str, tuple[gymnasium.Space | None, tuple[str, ...]]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         # Pickled and deep-copied without the mask builders and text cleaners (closures:
-        # rebuilt when asked).
+        # rebuilt when asked) and without the current State's observations, digests and legal
+        # masks (rebuilt when asked: a copy of a read-only array comes back writable).
         state = dict(self.__dict__)
         state["_mask_builders"], state["_cleaners"] = {}, {}
+        state["_observations"], state["_digests"], state["_legal_masks"] = {}, {}, {}
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        # A copied array comes back writable, and the game keeps views of its State with
+        # arrays in them (see frozen_arrays): the copy marks what it hands out itself.
+        self.frozen_arrays = False
+        self.__dict__.setdefault("_array_keys", {})  # pickled by an older version
+        read_only(list(dict.values(self.__dict__.get("infos") or {})))  # a copy's infos are built
 
     # ------------------------------------------------------------------ hooks
     @property
@@ -220,15 +241,35 @@ class ClueGameEnv(AECEnv):
         """The seat's observation; a seat whose action has a discrete part also gets
         ``obs["action_mask"]`` (see :meth:`action_mask`).
 
-        Built once per State and seat; each call returns a new dict over the same values
-        (treat arrays in it as read-only)."""
+        Built once per State and seat; each call returns a new dict over the same values. Its
+        arrays are read-only (writing one raises numpy's ``ValueError``; copy it to change
+        it): the env reads them again, for the record's digest and its legality checks, so a
+        policy that wrote into them would change the game behind the env's back."""
         obs = self._observations.get(agent)
         if obs is None:
             obs = self._observe(agent)
+            if not self.frozen_arrays:
+                self._freeze_arrays(agent, obs)
+            # The action mask is read-only as built (see action_mask_builder).
             if agent in self._mask_seats:
                 obs["action_mask"] = self.action_mask(agent)
             self._observations[agent] = obs
         return dict(obs)
+
+    def _freeze_arrays(self, agent: str, obs: dict[str, Any]) -> None:
+        """Mark the arrays of the game's observation read-only: the entries of ``agent``'s
+        observation space that can hold arrays (see
+        :func:`~cluegym.envs.core.spaces.array_keys`; found once per seat and space)."""
+        space = self.observation_spaces.get(agent)
+        entry = self._array_keys.get(agent)
+        if entry is None or entry[0] is not space:
+            entry = self._array_keys[agent] = (space, tuple(key for key in array_keys(space) if key != "action_mask"))
+        for key in entry[1]:
+            value = obs.get(key)
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            elif value is not None:
+                read_only(value)
 
     def _observation_digest(self, agent: str) -> str:
         """:func:`~cluegym.envs.core.record.digest` of ``observe(agent)``, once per State."""
@@ -248,7 +289,10 @@ class ClueGameEnv(AECEnv):
         try:
             return self._legal_masks[agent]
         except KeyError:
+            # Read-only: infos and obs["action_mask"] hand it out, and the game's checks read it.
             mask = self._legal_masks[agent] = self._rules.legal_mask(self.state, agent)
+            if not self.frozen_arrays and mask is not None:
+                read_only(mask)
             return mask
 
     def action_mask(self, agent: str) -> Any:

@@ -228,8 +228,9 @@ def _mask_space(space: gymnasium.Space) -> gymnasium.Space:
 
 @functools.lru_cache(maxsize=16)
 def _charset_mask(size: int, value: int) -> np.ndarray:
-    """A read-only all-``value`` int8 charset mask, shared by every observation (so a record
-    digest hashes it once, see :func:`~cluegym.envs.core.record.digest`)."""
+    """A read-only all-``value`` int8 mask (a charset's, or a ``Discrete`` part's with no
+    legal choice), shared by every observation (so a record digest hashes it once, see
+    :func:`~cluegym.envs.core.record.digest`)."""
     mask = np.full(size, value, dtype=np.int8)
     mask.flags.writeable = False
     return mask
@@ -254,7 +255,8 @@ def action_mask_builder(space: gymnasium.Space) -> Callable[[Any, bool], Any]:
 
     The walk of the space is done once, here: an env builds a seat's builder once and calls
     it at every step. A ``Text`` entry's mask is one shared tuple (per ``acting``), so a record
-    digest feeds it once (see :func:`~cluegym.envs.core.record.digest`).
+    digest feeds it once (see :func:`~cluegym.envs.core.record.digest`). Every array it
+    returns is read-only (an observation shows it; the rules' own mask is not copied).
 
     Example:
         >>> build = action_mask_builder(gymnasium.spaces.Discrete(3))
@@ -263,11 +265,15 @@ def action_mask_builder(space: gymnasium.Space) -> Callable[[Any, bool], Any]:
     """
     if isinstance(space, gymnasium.spaces.Discrete):
         n = int(space.n)
+        nothing = _charset_mask(n, 0)
 
         def discrete(legal: Any, acting: bool) -> np.ndarray:
             if not acting or legal is None:
-                return np.zeros(n, dtype=np.int8)
-            return np.asarray(legal, dtype=np.int8)  # the rules' own array when it is int8 already
+                return nothing
+            mask = np.asarray(legal, dtype=np.int8)  # the rules' own array when it is int8 already
+            if mask.flags.writeable:  # a conversion (or a writable array from a caller)
+                mask = read_only(mask.copy() if mask is legal else mask)
+            return mask
 
         return discrete
     if isinstance(space, gymnasium.spaces.Text):
@@ -292,3 +298,50 @@ def action_mask_builder(space: gymnasium.Space) -> Callable[[Any, bool], Any]:
 
         return tuple_mask
     raise TypeError(f"no action mask for a {type(space).__name__} entry")
+
+
+def read_only(value: Any) -> Any:
+    """Make every numpy array in ``value`` read-only (``value`` itself, or the values of its
+    dicts, tuples and lists, to any depth); returns ``value``.
+
+    What an env hands out (observations, legal masks) is shared: it is built once per State
+    and read again by the env (the record's digest, the legality checks, the next ``observe``).
+    Read-only, a policy that writes into it gets numpy's ``ValueError`` instead of changing
+    the game behind the env's back.
+
+    Example:
+        >>> mask = read_only(np.ones(3, dtype=np.int8))
+        >>> mask[0] = 0
+        Traceback (most recent call last):
+        ValueError: assignment destination is read-only
+    """
+    kind = type(value)
+    if kind is np.ndarray:
+        value.setflags(write=False)
+    elif kind is dict:
+        for item in value.values():
+            read_only(item)
+    elif kind is tuple or kind is list:
+        for item in value:
+            read_only(item)
+    elif isinstance(value, np.ndarray):  # a subclass (np.ma, np.matrix)
+        value.setflags(write=False)
+    return value
+
+
+def array_keys(space: gymnasium.Space) -> tuple[str, ...]:
+    """The entries of a ``Dict`` observation space whose values can hold numpy arrays (all but
+    texts and integers, and tuples or sequences of those): the ones :func:`read_only` walks."""
+    if not isinstance(space, gymnasium.spaces.Dict):
+        return ()
+    return tuple(key for key, child in space.spaces.items() if not _arrayless(child))
+
+
+def _arrayless(space: gymnasium.Space) -> bool:
+    if isinstance(space, (gymnasium.spaces.Text, gymnasium.spaces.Discrete)):
+        return True
+    if isinstance(space, gymnasium.spaces.Tuple):
+        return all(_arrayless(child) for child in space.spaces)
+    if isinstance(space, gymnasium.spaces.Sequence):
+        return _arrayless(space.feature_space)
+    return False

@@ -65,7 +65,7 @@ from typing import Any, Literal, NamedTuple, Sequence
 import gymnasium
 import numpy as np
 
-from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, read_only, text_space, text_tuple, wrap
 from cluegym.envs.core.data import shipped_word_list, word_list_option
 from cluegym.envs.core.text import describe
 from cluegym.envs.decrypto.prompts import (
@@ -109,6 +109,7 @@ class DecryptoEnv(ClueGameEnv):
 
     metadata = {"name": "decrypto_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     game_id = "decrypto_v0"
+    frozen_arrays = True  # the past's arrays are shared, the others marked when made
 
     def __init__(
         self,
@@ -203,15 +204,15 @@ class DecryptoEnv(ClueGameEnv):
             "turn": min(state.turn, t),
             "hints": pad_texts(state.hints, k),
             "hint_history": hint_history,
-            # copies: the cached arrays are shared by every view of this history
-            "code_history": code_history.copy(),
-            "guess_history": guess_history.copy(),
-            "tokens": np.array([state.miscommunications, state.interceptions], dtype=np.int64),
+            # shared by every view of this history: read-only, as every observation's arrays
+            "code_history": code_history,
+            "guess_history": guess_history,
+            "tokens": _int_row((state.miscommunications, state.interceptions)),
         }
         if agent in ("alice", "bob"):
             obs["keywords"] = tuple(state.keywords)
         if agent == "alice":
-            obs["code"] = np.array(state.code if state.code else (0,) * k, dtype=np.int64)
+            obs["code"] = _int_row(tuple(state.code) if state.code else (0,) * k)
         elif legal_mask is not None:
             obs["action_mask"] = legal_mask(state, agent)
         return obs
@@ -285,11 +286,18 @@ class DecryptoEnv(ClueGameEnv):
         return "\n".join(lines)
 
 
+@functools.lru_cache(maxsize=1024)
+def _int_row(values: tuple[int, ...]) -> np.ndarray:
+    """``values`` as a read-only int64 array, one per distinct row (a few token counts and
+    codes, shown again and again)."""
+    return read_only(np.array(values, dtype=np.int64))
+
+
 class _Past(NamedTuple):
     """What every seat's observation shows of the resolved turns (one history key)."""
 
-    code_history: np.ndarray  # read-only: observations get copies
-    guess_history: np.ndarray  # read-only: observations get copies
+    code_history: np.ndarray  # read-only: every observation of this history shows it
+    guess_history: np.ndarray  # read-only: every observation of this history shows it
     hint_history: tuple[tuple[str, ...], ...]  # per keyword, padded
     summaries: str  # prompts.turn_summaries
     # what the next turn's view extends:
@@ -297,11 +305,6 @@ class _Past(NamedTuple):
     quoted: tuple[tuple[str, ...], ...]  # per keyword, quoted for the prompt
     blocks: str  # the turns' summary blocks
     codes: tuple[str, ...]  # formatted codes
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
 
 
 @functools.lru_cache(maxsize=1024)
@@ -332,7 +335,7 @@ def _extend_past(prev: _Past, key: tuple, t: int) -> _Past:
     blocks = prev.blocks + turn_block(*record)
     codes = prev.codes + (format_code(code),)
     return _Past(
-        _readonly(code_history), _readonly(guess_history), tuple(padded),
+        read_only(code_history), read_only(guess_history), tuple(padded),
         blocks + history_lines(quoted, codes), tuple(per_keyword), tuple(quoted), blocks, codes,
     )
 
@@ -351,7 +354,7 @@ def _build_past(key: Sequence, n: int, t: int, k: int) -> _Past:
         guess_history[i, 0] = bob_guess
         guess_history[i, 1] = eve_guess
     return _Past(
-        _readonly(code_history), _readonly(guess_history), tuple(pad_texts(h, t) for h in per_keyword),
+        read_only(code_history), read_only(guess_history), tuple(pad_texts(h, t) for h in per_keyword),
         summaries_text(key, n, cached=False),
         tuple(tuple(h) for h in per_keyword), tuple(tuple(quote_hint(x) for x in h) for h in per_keyword),
         "".join(turn_block(*record) for record in key), tuple(format_code(r[1]) for r in key),

@@ -228,6 +228,8 @@ class DecryptoRules(GameRules[DecryptoState]):
         self._normalized_pool: tuple[Any, tuple[str, ...]] = (None, ())
         self.codes = all_codes(self.config.num_keywords, self.config.code_length)
         self.code_index = {code: i for i, code in enumerate(self.codes)}
+        # legal_mask's masks by the codes revealed so far (None: no choice now), read-only.
+        self._masks: dict[tuple[tuple[int, ...], ...] | None, np.ndarray] = {}
 
     # ----------------------------------------------------------------- setup
     def new_game(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> DecryptoState:
@@ -323,18 +325,28 @@ class DecryptoRules(GameRules[DecryptoState]):
     def legal_mask(self, state: DecryptoState, seat: str) -> np.ndarray | None:
         """Bob's and Eve's legal codes (index ``i`` is ``codes[i]``): every code not revealed
         in an earlier turn, while the seat still has to guess this turn; all zeros otherwise.
-        Alice's action is text (None)."""
+        Alice's action is text (None). The array is read-only."""
         if seat not in GUESSERS:
             return None
         # In the block (simultaneous) exactly when decoding and not yet guessed this turn.
-        if state.phase != "decode" or seat in state.guesses:
-            return np.zeros(len(self.codes), dtype=np.int8)
-        mask = np.ones(len(self.codes), dtype=np.int8)
-        code_index = self.code_index
-        for record in state.history:
-            index = code_index.get(record.code)
-            if index is not None:  # a revealed code outside this config's codes masks nothing
-                mask[index] = 0
+        revealed = tuple([record.code for record in state.history]) if (
+            state.phase == "decode" and seat not in state.guesses
+        ) else None
+        mask = self._masks.get(revealed)
+        if mask is None:
+            if revealed is None:
+                mask = np.zeros(len(self.codes), dtype=np.int8)
+            else:
+                mask = np.ones(len(self.codes), dtype=np.int8)
+                code_index = self.code_index
+                for code in revealed:
+                    index = code_index.get(code)
+                    if index is not None:  # a revealed code outside this config's codes masks nothing
+                        mask[index] = 0
+            mask.setflags(write=False)  # observations and infos show it, so it can be shared
+            if len(self._masks) >= 4096:
+                self._masks.clear()
+            self._masks[revealed] = mask
         return mask
 
     def apply(self, state: DecryptoState, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:

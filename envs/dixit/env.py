@@ -96,7 +96,7 @@ from typing import Any, Literal, Sequence
 import gymnasium
 import numpy as np
 
-from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, text_space, text_tuple, wrap
+from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, read_only, text_space, text_tuple, wrap
 from cluegym.envs.core.text import describe, to_charset
 from cluegym.envs.dixit.config import DixitConfig, preset_config
 # get_deck and parse_image_size are re-exported: the benchmarks read the env's deck and options here.
@@ -105,7 +105,7 @@ from cluegym.envs.dixit.metrics import metrics
 from cluegym.envs.dixit.prompts import assemble_prompt, request, rules_prompt, scores_line
 from cluegym.envs.dixit.render import render_table, render_text
 from cluegym.envs.dixit.rules import PASS_CLUE, PHASES, DixitRules
-from cluegym.envs.dixit.view import FinishedRounds, printable, read_only
+from cluegym.envs.dixit.view import FinishedRounds, printable
 
 __all__ = [
     "DixitEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS", "get_deck", "parse_image_size",
@@ -154,6 +154,7 @@ class DixitEnv(ClueGameEnv):
 
     metadata = {"name": "dixit_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False}
     game_id = "dixit_v0"
+    frozen_arrays = True  # images, histories and masks are shared read-only arrays
 
     def __init__(
         self,
@@ -329,11 +330,13 @@ class DixitEnv(ClueGameEnv):
             if len(candidate_ids) != n:
                 candidate_ids = np.full(n, -1, dtype=np.int64)
                 candidate_ids[: len(state.candidates)] = state.candidates
+                candidate_ids.setflags(write=False)
         else:
             candidate_ids, candidate_images = self._no_candidate_ids, self._no_candidates
             if state.candidates:
                 candidate_ids = np.full(n, -1, dtype=np.int64)
                 candidate_ids[: len(state.candidates)] = state.candidates
+                candidate_ids.setflags(write=False)
         finished = self._finished_rounds()
         _, scores, scores_text = self._scores_view()
         caption = self.caption if self.reveal_captions else None

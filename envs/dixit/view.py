@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cluegym.envs.core import pad_texts
+from cluegym.envs.core import pad_texts, read_only
 from cluegym.envs.core.text import to_charset
 from cluegym.envs.dixit.prompts import round_summary, rounds_text
 from cluegym.envs.dixit.scoring import RoundRecord
@@ -18,13 +18,7 @@ from cluegym.envs.dixit.scoring import RoundRecord
 if TYPE_CHECKING:  # the env imports this module
     from cluegym.envs.dixit.env import DixitEnv
 
-__all__ = ["FinishedRounds", "printable", "read_only"]
-
-
-def read_only(array: np.ndarray) -> np.ndarray:
-    """``array``, marked read-only (observations share it from step to step)."""
-    array.setflags(write=False)
-    return array
+__all__ = ["FinishedRounds", "printable"]
 
 
 def printable(text: str) -> bool:

@@ -75,7 +75,7 @@ from typing import Any, Literal, Sequence
 import gymnasium
 import numpy as np
 
-from cluegym.envs.core import ClueGameEnv, int_box, mask_space, text_space, text_tuple, wrap
+from cluegym.envs.core import ClueGameEnv, int_box, mask_space, read_only, text_space, text_tuple, wrap
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import describe
 from cluegym.envs.undercover.beliefs import parse_beliefs
@@ -135,6 +135,7 @@ class UndercoverEnv(ClueGameEnv):
 
     metadata = {"name": "undercover_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     game_id = "undercover_v0"
+    frozen_arrays = True  # the public view's arrays are shared, the vote mask marked when made
 
     def __init__(
         self,
@@ -187,7 +188,7 @@ class UndercoverEnv(ClueGameEnv):
         self.observation_spaces = {seat: self._observation_space() for seat in self.possible_agents}
         # The same for every observation of this env: built once.
         self._rules_text = rules_prompt(cfg)
-        self._team_sizes = np.array([cfg.num_civilians, cfg.num_undercover], dtype=np.int64)
+        self._team_sizes = read_only(np.array([cfg.num_civilians, cfg.num_undercover], dtype=np.int64))
         # Views of the State's public record, reused while it does not change (see .view).
         self._finished: FinishedRounds | None = None
         self._public: PublicView | None = None
@@ -234,23 +235,21 @@ class UndercoverEnv(ClueGameEnv):
         state, cfg = self.state, self.game_config
         p = self.rules.seat_index(agent)
         view = self._public = public_view(self._public, state, self._finished_rounds())
-        vote_mask = view.alive.copy()  # rules.vote_mask: the other living players
-        vote_mask[p] = 0
         return {
             "prompt": full_prompt(
                 p, state, cfg, self.rules.player_to_move(state), rules=self._rules_text, public=view.transcript
             ),
             "word": state.word_of(p),
             "player": p,
-            "team_sizes": self._team_sizes.copy(),
+            "team_sizes": self._team_sizes,
             "phase": _PHASE_INDEX[state.phase],
             "round": min(state.round, cfg.max_rounds),
-            "alive": view.alive.copy(),
-            "speaking_order": view.order.copy(),
+            "alive": view.alive,
+            "speaking_order": view.order,
             "descriptions": view.descriptions,
-            "votes": view.finished.votes.copy(),
-            "eliminated_round": view.eliminated.copy(),
-            "vote_mask": vote_mask,
+            "votes": view.finished.votes,
+            "eliminated_round": view.eliminated,
+            "vote_mask": self.rules.vote_mask(state, p),  # the other living players
         }
 
     def _info(self, agent: str) -> dict[str, Any]:

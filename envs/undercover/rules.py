@@ -71,6 +71,10 @@ class UndercoverRules(GameRules[UndercoverState]):
         self.undercover_seats = None if undercover_seats is None else [int(i) for i in undercover_seats]
         self.seats = tuple(seat_name(p) for p in range(self.config.num_players))
         self._seat_index = {seat: p for p, seat in enumerate(self.seats)}
+        # vote_mask's masks by (who is alive, voter), and legal_mask's all-zeros: read-only.
+        self._vote_masks: dict[tuple[tuple[bool, ...], int], np.ndarray] = {}
+        self._nobody = np.zeros(len(self.seats), dtype=np.int8)
+        self._nobody.setflags(write=False)
 
     def seat_index(self, seat: str) -> int:
         """The player number of ``seat``: ``"player_3"`` -> ``3``."""
@@ -213,9 +217,16 @@ class UndercoverRules(GameRules[UndercoverState]):
         return None
 
     def vote_mask(self, state: UndercoverState, voter: int) -> np.ndarray:
-        """1 for the players ``voter`` may vote for (the other living players)."""
-        mask = np.array(state.alive, dtype=np.int8)
-        mask[voter] = 0
+        """1 for the players ``voter`` may vote for (the other living players); read-only."""
+        key = (tuple(state.alive), voter)
+        mask = self._vote_masks.get(key)
+        if mask is None:
+            mask = np.array(state.alive, dtype=np.int8)
+            mask[voter] = 0
+            mask.setflags(write=False)  # observations and infos show it, so it can be shared
+            if len(self._vote_masks) >= 4096:
+                self._vote_masks.clear()
+            self._vote_masks[key] = mask
         return mask
 
     def legal_mask(self, state: UndercoverState, seat: str) -> dict[str, np.ndarray]:
@@ -230,7 +241,7 @@ class UndercoverRules(GameRules[UndercoverState]):
         if p is None or not (
             state.speaker == p if phase == "speak" else phase == "vote" and state.alive[p] and p not in state.votes
         ):
-            return {"vote": np.zeros(len(self.seats), dtype=np.int8)}
+            return {"vote": self._nobody}
         return {"vote": self.vote_mask(state, p)}
 
     # ----------------------------------------------------------- transitions

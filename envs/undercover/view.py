@@ -13,8 +13,9 @@ A view belongs to one State object and holds it, so its identity checks stay val
 copied with ``copy.deepcopy``, a replayed game or a new game is another State and gets new
 views (a deep copy of the whole env copies its views with its State, which stay consistent).
 The rules never change a round once it is in the history, and neither may anyone else. What
-the observations hand out is copied (arrays) or immutable (strings, tuples); the one shared
-value is the infos' ``last_round`` dict (read-only, like the observations' arrays).
+the observations hand out is immutable: read-only arrays, shared by every observation that
+shows them, strings and tuples; the one value shared but not frozen is the infos'
+``last_round`` dict (read-only by contract).
 
 Example:
     >>> finished = finished_rounds(None, state, num_players=5, max_rounds=10)
@@ -29,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from cluegym.envs.core.spaces import read_only
 from cluegym.envs.undercover.prompts import finished_round_text, transcript
 from cluegym.envs.undercover.state import RoundRecord, UndercoverState, seat_names
 
@@ -43,8 +45,8 @@ class FinishedRounds:
         text: the transcript of the finished rounds (``prompts.history_text``).
         descriptions: per round (``max_rounds`` rows), the observation's row of descriptions
             (``""`` where nobody spoke or the round is not finished).
-        votes: ``max_rounds x num_players``, the revealed votes (-1: none). Copied into every
-            observation, never handed out.
+        votes: ``max_rounds x num_players``, the revealed votes (-1: none); read-only,
+            replaced (not changed) when a round ends, and shown by every observation.
         last_round: ``history[-1].as_dict()`` (the infos' ``last_round``), shared by every
             seat's info until the next round ends: read-only.
     """
@@ -58,7 +60,7 @@ class FinishedRounds:
         self.last: RoundRecord | None = None
         self.text = ""
         self.descriptions: list[tuple[str, ...]] = [("",) * num_players] * max_rounds
-        self.votes = np.full((max_rounds, num_players), -1, dtype=np.int64)
+        self.votes = read_only(np.full((max_rounds, num_players), -1, dtype=np.int64))
         self.last_round: dict[str, Any] | None = None
         #: Transcript lines of the round in play already built (see ``prompts.transcript``).
         self.memo: dict[tuple[Any, ...], str] = {}
@@ -66,6 +68,7 @@ class FinishedRounds:
     def extend(self) -> None:
         """Add the rounds the State finished since (once per round)."""
         history, n = self.state.history, self.num_players
+        table = self.votes.copy()  # a new table: observations of earlier rounds show the old one
         for record in history[self.length:]:
             self.text += finished_round_text(record, n)
             row = [""] * n
@@ -75,7 +78,8 @@ class FinishedRounds:
             votes = [-1] * n
             for voter, target in record.votes.items():
                 votes[voter] = -1 if target is None else target
-            self.votes[record.round] = votes
+            table[record.round] = votes
+        self.votes = read_only(table)
         self.length = len(history)
         self.memo = {}  # the lines of the rounds before are in ``text`` now
         if history:
@@ -113,7 +117,7 @@ class PublicView:
         transcript: ``prompts.transcript(state)``.
         descriptions: the observation's ``descriptions`` (a tuple of rows; immutable).
         order, alive, eliminated: the observation's ``speaking_order``, ``alive`` and
-            ``eliminated_round`` (copied into every observation, never handed out).
+            ``eliminated_round`` (read-only, shown by every observation of the view).
     """
 
     __slots__ = (
@@ -145,12 +149,12 @@ class PublicView:
             # A description or a phase change: the arrays stay (they change once a round).
             self.order, self.alive, self.eliminated = previous.order, previous.alive, previous.eliminated
             return
-        self.order = np.array(list(self.key_order) + [-1] * (n - len(self.key_order)), dtype=np.int64)
-        self.alive = np.array(self.key_alive, dtype=np.int8)
+        self.order = read_only(np.array(list(self.key_order) + [-1] * (n - len(self.key_order)), dtype=np.int64))
+        self.alive = read_only(np.array(self.key_alive, dtype=np.int8))
         eliminated = [-1] * n
         for player, rnd in self.key_eliminated.items():
             eliminated[player] = rnd
-        self.eliminated = np.array(eliminated, dtype=np.int64)
+        self.eliminated = read_only(np.array(eliminated, dtype=np.int64))
 
     def matches(self, state: UndercoverState, finished: FinishedRounds) -> bool:
         """Whether this view still shows ``state`` (with ``finished`` its finished rounds)."""
