@@ -71,6 +71,18 @@ from cluegym.envs.core.wrapping import OrderEnforcingWrapper, wrap  # noqa: F401
 
 
 
+def _fresh_dicts(value: Any) -> Any:
+    """``value`` with each of its dicts (to any depth of dicts) new: what the env hands out of
+    a value it keeps (a dict of masks), so that a policy that sets an entry changes its own
+    copy. Arrays and tuples are shared: they are read-only or immutable."""
+    if type(value) is not dict:
+        return value
+    for item in value.values():
+        if type(item) is dict:  # a nested Dict action: its dicts new too
+            return {key: _fresh_dicts(item) for key, item in value.items()}
+    return {**value}  # the usual flat dict of masks, in one copy
+
+
 #: Longest forfeit reason kept in a record (longer ones are clipped).
 FORFEIT_REASON_MAX_CHARS = 2000
 
@@ -241,10 +253,21 @@ class ClueGameEnv(AECEnv):
         """The seat's observation; a seat whose action has a discrete part also gets
         ``obs["action_mask"]`` (see :meth:`action_mask`).
 
-        Built once per State and seat; each call returns a new dict over the same values. Its
-        arrays are read-only (writing one raises numpy's ``ValueError``; copy it to change
-        it): the env reads them again, for the record's digest and its legality checks, so a
-        policy that wrote into them would change the game behind the env's back."""
+        Built once per State and seat; each call returns a new dict over the same values (a
+        dict of action masks new too). Its arrays are read-only (writing one raises numpy's
+        ``ValueError``; copy it to change it): the env reads them again, for the record's
+        digest and its legality checks, so a policy that wrote into them would change the
+        game behind the env's back."""
+        obs = self._observations.get(agent)
+        obs = dict(obs if obs is not None else self._built_observation(agent))
+        mask = obs.get("action_mask")
+        if type(mask) is dict:  # a Dict action's masks: a dict of its own, like the observation
+            obs["action_mask"] = _fresh_dicts(mask)
+        return obs
+
+    def _built_observation(self, agent: str) -> dict[str, Any]:
+        """The observation the env keeps for ``agent`` in this State (built now if not yet):
+        what :meth:`observe` hands out copies of, and what the record digests."""
         obs = self._observations.get(agent)
         if obs is None:
             obs = self._observe(agent)
@@ -254,7 +277,7 @@ class ClueGameEnv(AECEnv):
             if agent in self._mask_seats:
                 obs["action_mask"] = self.action_mask(agent)
             self._observations[agent] = obs
-        return dict(obs)
+        return obs
 
     def _freeze_arrays(self, agent: str, obs: dict[str, Any]) -> None:
         """Mark the arrays of the game's observation read-only: the entries of ``agent``'s
@@ -275,7 +298,7 @@ class ClueGameEnv(AECEnv):
         """:func:`~cluegym.envs.core.record.digest` of ``observe(agent)``, once per State."""
         value = self._digests.get(agent)
         if value is None:
-            value = self._digests[agent] = digest(self.observe(agent))
+            value = self._digests[agent] = digest(self._built_observation(agent))
         return value
 
     def _state_changed(self) -> None:
@@ -467,8 +490,8 @@ class ClueGameEnv(AECEnv):
         """Clear last step's rewards; the digest of the observation ``agent`` decides on."""
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        # observe(), not _observe(): the digest is of what the seat sees (action_mask
-        # included), as replay() checks it.
+        # The observation as observe() shows it (action_mask included), as replay() checks
+        # it; not _observe()'s.
         return self._observation_digest(agent) if self.record_observations else None
 
     def _validate(self, agent: str, action: Any) -> tuple[Any, str | None]:
@@ -526,7 +549,8 @@ class ClueGameEnv(AECEnv):
         info = dict(self._info(seat))
         mask = self._legal_mask(seat)
         if mask is not None:
-            info["action_mask"] = mask
+            # The arrays read-only, a dict of masks new (see observe).
+            info["action_mask"] = mask if type(mask) is not dict else _fresh_dicts(mask)
         return info
 
     def render(self) -> str | None:

@@ -135,3 +135,26 @@ def test_the_adapter_marks_the_arrays_of_a_game_that_does_not():
             shown += 1
         env.step(None if terminated or truncated else scripted_action(env.action_space(seat), obs, info, step))
     assert shown > 20
+
+
+@pytest.mark.parametrize("game", ["undercover", "dixit"])
+def test_a_policy_that_sets_a_mask_entry_changes_its_own_copy(game):
+    """A ``Dict`` action's ``action_mask`` (in ``infos`` and in the observation) is a dict:
+    setting one of its entries changes what the policy holds, not the mask the env keeps (the
+    observation built after it, the record's digest)."""
+    env = cluegym.make(game, **GAMES[game])
+    env.reset(seed=5)
+    changed = "changed by the policy"
+    for step, seat in enumerate(env.agent_iter()):
+        info = env.unwrapped.infos[seat]  # read before the observation is built
+        for key in list(info.get("action_mask") or {}):
+            info["action_mask"][key] = changed
+        obs, _, terminated, truncated, _ = env.last()
+        assert changed not in str(obs.get("action_mask"))
+        action = None if terminated or truncated else scripted_action(env.action_space(seat), obs, {}, step)
+        for key in list(obs.get("action_mask") or {}):
+            obs["action_mask"][key] = changed
+        assert changed not in str(env.observe(seat).get("action_mask"))
+        env.step(action)
+    record = env.unwrapped.game_record()
+    assert replay(record) == record
