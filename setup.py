@@ -4,11 +4,16 @@ The top-level folders ``envs/``, ``harness/``, ``agents/``, ``wrappers/``, ``tra
 ``benchmarks/`` are installed as ``cluegym.envs``, ``cluegym.harness``, ... so a new
 game or agent module is picked up without touching any list: every folder with an
 ``__init__.py`` becomes a package and every file under a ``data/`` folder ships.
+
+One optional C extension, ``cluegym.envs.core._digest`` (the bytes of the record's observation
+digest, see ``envs/core/_digest.c``), is built where a C compiler and the Python headers are
+present; without them the install still succeeds and the digest runs its Python walk (the
+same digests, slower).
 """
 
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 ROOT = Path(__file__).parent
 NAMESPACE = {
@@ -45,4 +50,8 @@ def _discover() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
 
 
 PACKAGES, PACKAGE_DIR, PACKAGE_DATA = _discover()
-setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA)
+EXTENSIONS = [
+    # optional: a failed compile is a warning, and record.py falls back to its Python walk
+    Extension("cluegym.envs.core._digest", ["envs/core/_digest.c"], optional=True),
+]
+setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA, ext_modules=EXTENSIONS)

@@ -57,6 +57,6 @@ def test_profile_env_profiles_the_env_it_names():
     # 200 games (a tenth of a second): with 5, the record's share of the own time is within
     # timer noise of the other top rows since recording got cheaper, and record.py came and went.
     out = run("taboo", "--games", "200", "--top", "8")
-    assert out.startswith("taboo: 200 games, ") and "function calls" in out and "record.py" in out
+    assert out.startswith("taboo: 200 games, ") and "function calls" in out and "env.py" in out
     out = run("decrypto", "--games", "2", "--top", "5", "--no-digests", "--cumulative")
     assert out.startswith("decrypto: 2 games, ") and "Ordered by: cumulative time" in out
