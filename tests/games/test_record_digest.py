@@ -1,5 +1,7 @@
 """The observation digest of game records: what it covers, and its cache of immutable arrays."""
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -131,3 +133,126 @@ def test_game_result_is_the_records_result_without_the_rest(game):
     result = env.unwrapped.game_result()
     assert result is not None and result == env.unwrapped.game_record()["result"]
     assert result is not env.unwrapped.game_result()  # each call its own dict
+
+
+# ---------------------------------------------------------------- the C accelerator
+# record.digest hashes the bytes of envs/core/_digest.c where setup.py could build it; the
+# Python walk (record.digest_bytes) is the definition it must reproduce byte for byte.
+
+def _c_serialize():
+    from cluegym.envs.core import record  # noqa: PLC0415
+
+    if not record.ACCELERATED:
+        if shutil.which("cc") or shutil.which("gcc"):
+            pytest.fail("a C compiler is here but cluegym.envs.core._digest was not built "
+                        "(pip install -e . builds it; CLUEGYM_PURE_PYTHON_DIGEST=1 turns it off)")
+        pytest.skip("no C compiler: the digest runs its Python walk")
+    return record._serialize
+
+
+class _Dict(dict):
+    pass
+
+
+class _Str(str):
+    pass
+
+
+class _Tuple(tuple):
+    pass
+
+
+def _odd_values():
+    frozen_big = _readonly(np.arange(100, dtype=np.float32))
+    base = np.arange(12)
+    return [
+        {"f": 1.5, "nan": float("nan"), "inf": float("-inf"), "zero": -0.0},
+        {"b": True, "n": None, "t": (True, False, None)},
+        {"ints": (0, -1, 7, -(2**63), 2**63 - 1, 2**63, -(2**64) - 5, 10**40)},
+        {"np": np.int64(3), "np8": np.uint8(250), "npf": np.float32(0.25), "npb": np.bool_(True)},
+        {"sub": _Dict(a=1), "s": _Str("x"), "st": _Tuple(("a", "b"))},
+        {1: "a", 2: ("b", 1), 0: [1, 2]},
+        {"text": "caf\u00e9 \u2603 \U0001f600", "empty": "", "nul": "a\0b"},
+        {"strided": base[::2], "t2": base.reshape(3, 4).T, "zero_d": np.array(5), "empty": np.zeros((0, 3))},
+        {"big": np.arange(300), "frozen_big": frozen_big, "again": frozen_big},
+        {"be": np.arange(4, dtype=">i4"), "rec": np.zeros(2, dtype=[("a", "i4"), ("b", "f8")]),
+         "u": np.array(["ab", "c"]), "s": np.array([b"x", b"yz"]), "bool": np.array([True, False])},
+        {"obj": np.array([1, "a", None], dtype=object), "dt": np.array(["2024-01-01"], dtype="datetime64[D]")},
+        {"nested": {"deeper": {"deepest": ("a", ("b", ("c", 1.25)), [np.arange(2), {"k": "v"}])}}},
+        {"table": (("a", "b"), ("c", ""), (1, 2.5)), "rows": [("x",), ["y"]], "mixed": ("x", np.arange(2))},
+        {"ro_rows": (_readonly(np.arange(3)), _readonly(np.arange(3))), "set": {1, 2}, "bytes": b"\x00\xff"},
+        ["a", 1, ("b",)], ("top", "tuple"), "top text", 42, 2.0, np.arange(3), None, True,
+        {},
+        {"a": {}}, (), [],
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(_odd_values())))
+def test_c_digest_bytes_equal_the_python_walk_on_odd_values(index):
+    from cluegym.envs.core.record import digest_bytes  # noqa: PLC0415
+
+    serialize = _c_serialize()
+    value = _odd_values()[index]
+    assert serialize(value) == digest_bytes(value)
+    assert serialize(value) == serialize(value)  # again, with the caches filled
+
+
+def test_c_digest_raises_where_the_python_walk_raises():
+    from cluegym.envs.core.record import digest_bytes  # noqa: PLC0415
+
+    serialize = _c_serialize()
+    for value in ({"x": "\ud800"}, {1: "a", "b": 2}):  # a lone surrogate; keys that cannot sort
+        with pytest.raises(Exception) as from_python:
+            digest_bytes(value)
+        with pytest.raises(Exception) as from_c:
+            serialize(value)
+        assert type(from_c.value) is type(from_python.value)
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        serialize(deep)
+
+
+def test_c_digest_sees_a_changed_array_and_a_changed_tuple_member():
+    serialize = _c_serialize()
+    scores = np.zeros(3)
+    words = ["a"]
+    observation = {"scores": scores, "holder": ("x", scores), "nested": (("k",), words)}
+    before = serialize(observation)
+    scores[1] = 2
+    after = serialize(observation)
+    assert after != before
+    words.append("b")
+    assert serialize(observation) != after
+    from cluegym.envs.core.record import digest_bytes  # noqa: PLC0415
+
+    assert serialize(observation) == digest_bytes(observation)
+
+
+@pytest.mark.parametrize("game", cluegym.registered_games())
+def test_c_digest_bytes_equal_the_python_walk_on_every_seats_observations(game):
+    from cluegym.benchmarks.throughput import scripted_action  # noqa: PLC0415
+    from cluegym.envs.core.record import digest_bytes  # noqa: PLC0415
+
+    serialize = _c_serialize()
+    options = {"num_rounds": 3} if game == "dixit" else {}
+    env = cluegym.make(game, **options)
+    checked = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for step, seat in enumerate(env.agent_iter()):
+            for other in list(env.agents):
+                observation = env.unwrapped._built_observation(other)
+                assert serialize(observation) == digest_bytes(observation), (game, seed, step, other)
+                checked += 1
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                action = None
+            elif rng.random() < 0.2:  # a rejected action now and then: the retry's observation
+                action = "not an action"
+            else:
+                action = scripted_action(env.action_space(seat), obs, info, step)
+            env.step(action)
+    assert checked > 20
