@@ -21,7 +21,7 @@ def test_wheel_imports_every_module(tmp_path):
     # files (a module deleted since) would otherwise end up in the wheel and in the checkout.
     source = tmp_path / "src"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "runs"))
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "runs", "*.so"))
     dist = tmp_path / "dist"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(dist)],
@@ -37,6 +37,10 @@ def test_wheel_imports_every_module(tmp_path):
                      "cluegym.harness.runner", "cluegym.cli"):
         assert expected in modules
     assert any(n.startswith("cluegym/envs/decrypto/data/") for n in names), "word lists must ship"
+    compiler = bool(shutil.which("cc") or shutil.which("gcc"))
+    # The digest's C accelerator is built into the wheel where a compiler is (optional otherwise).
+    built = any(n.startswith("cluegym/envs/core/_digest") and n.endswith(".so") for n in names)
+    assert built or not compiler, "cluegym.envs.core._digest was not built into the wheel"
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)
@@ -51,6 +55,8 @@ def test_wheel_imports_every_module(tmp_path):
         f"assert cluegym.__file__.startswith({str(site)!r}), cluegym.__file__\n"
         f"for m in {modules!r}:\n"
         "    importlib.import_module(m)\n"
+        "from cluegym.envs.core import record\n"
+        f"assert record.ACCELERATED or not {compiler!r}\n"
         "print(len(sys.modules))\n"
     )
     subprocess.run([str(py), "-c", code], check=True, cwd=tmp_path)

@@ -6,11 +6,10 @@
  * game step with digests; this module builds the same bytes in one C call.
  *
  * It is an accelerator, not a second definition: the common cases (an exact dict, str, int,
- * tuple, list, or a C-contiguous numpy array) are written here; everything else (floats,
- * numpy scalars, subclasses, other objects) is handed to the Python walk, and so are the
- * caches' misses (a dict's key order, an array's dtype-and-shape head, a large array's own
- * hash), through the functions and dicts record.py passes to init(); a table's bytes are
- * kept in record._TUPLE_PARTS as the Python walk keeps them.
+ * float, tuple, list, or a C-contiguous numpy array) are written here; everything else
+ * (numpy scalars, bools, subclasses, other objects) is handed to the Python walk, and so are
+ * the caches' misses (a dict's key order, an array's dtype-and-shape head, a large array's
+ * own hash), through the functions and dicts record.py passes to init().
  * The bytes are the Python walk's, byte for byte: tests/games/test_record_digest.py compares
  * both on every shipped game's observations and on odd values.
  *
@@ -25,29 +24,26 @@
 static PyObject *py_feed = NULL;         /* _feed(value, parts): the Python walk */
 static PyObject *py_key_order = NULL;    /* _key_order(dict) -> [(key, key_bytes), ...] */
 static PyObject *key_orders = NULL;      /* _KEY_ORDERS: tuple(keys) -> that list */
-static PyObject *tuple_parts = NULL;     /* _TUPLE_PARTS: id -> (tuple, bytes) */
 static PyObject *py_array_head = NULL;   /* _array_head(array) -> bytes */
 static PyObject *py_array_digest = NULL; /* array_digest(array) -> 16 bytes */
 static PyObject *array_digests = NULL;   /* _ARRAY_DIGESTS: id -> (weakref, bytes) */
-static PyObject *py_immutable = NULL;    /* _immutable(array) -> bool */
 static PyObject *ndarray_type = NULL;    /* numpy.ndarray */
 static Py_ssize_t inline_array_bytes = 256; /* _INLINE_ARRAY_BYTES */
-static Py_ssize_t tuple_parts_max = 4096;  /* _TUPLE_PARTS_MAX */
 
-/* _array_head's bytes (dtype.str and shape) by the buffer's format, item size and shape,
- * which name the dtype and shape: an observation shows a handful of kinds of arrays, so a
- * few slots, looked up without a Python call, hold them all. */
+/* _array_head's bytes (dtype.str and shape) by the array's dtype object and shape: an
+ * observation shows a handful of kinds of arrays, so a few slots, looked up without a Python
+ * call, hold them all. (Not by the buffer's format: numpy builds an array's format string
+ * the first time it is asked for, and most arrays are new at every step.) */
 #define HEAD_SLOTS 64
-#define HEAD_FORMAT_MAX 16
 #define HEAD_NDIM_MAX 8
 typedef struct {
-    char format[HEAD_FORMAT_MAX];
-    Py_ssize_t itemsize;
+    PyObject *dtype; /* held, so that the pointer names it while the slot lives */
     int ndim;
     Py_ssize_t shape[HEAD_NDIM_MAX];
     PyObject *head; /* bytes, or NULL for an empty slot */
 } HeadSlot;
 static HeadSlot head_slots[HEAD_SLOTS];
+static PyObject *dtype_name = NULL; /* "dtype", interned */
 static int head_next = 0; /* the slot a new kind of array takes (round robin) */
 
 typedef struct {
@@ -185,31 +181,32 @@ static PyObject *kept_by_id(PyObject *cache, PyObject *obj, int weak) {
     return held == obj ? PyTuple_GET_ITEM(entry, 1) : NULL;
 }
 
-/* _array_head(array) (a new reference), kept per format, item size and shape. */
+/* _array_head(array) (a new reference), kept per dtype object and shape. */
 static PyObject *array_head(PyObject *array, Py_buffer *view) {
-    const char *format = view->format != NULL ? view->format : "B";
-    size_t format_len = strlen(format);
-    int keep = format_len < HEAD_FORMAT_MAX && view->ndim <= HEAD_NDIM_MAX;
+    PyObject *dtype = PyObject_GetAttr(array, dtype_name);
+    if (dtype == NULL) {
+        return NULL;
+    }
+    int keep = view->ndim <= HEAD_NDIM_MAX && view->shape != NULL;
     if (keep) {
         for (int i = 0; i < HEAD_SLOTS; i++) {
             HeadSlot *slot = &head_slots[i];
-            if (slot->head != NULL && slot->ndim == view->ndim && slot->itemsize == view->itemsize &&
-                strcmp(slot->format, format) == 0 &&
+            if (slot->head != NULL && slot->dtype == dtype && slot->ndim == view->ndim &&
                 (view->ndim == 0 || memcmp(slot->shape, view->shape, sizeof(Py_ssize_t) * (size_t)view->ndim) == 0)) {
-                Py_INCREF(slot->head);
-                return slot->head;
+                Py_DECREF(dtype);
+                return Py_NewRef(slot->head);
             }
         }
     }
     PyObject *head = PyObject_CallOneArg(py_array_head, array);
     if (head == NULL || !keep || !PyBytes_Check(head)) {
+        Py_DECREF(dtype);
         return head;
     }
     HeadSlot *slot = &head_slots[head_next];
     head_next = (head_next + 1) % HEAD_SLOTS;
     Py_XSETREF(slot->head, Py_NewRef(head));
-    memcpy(slot->format, format, format_len + 1);
-    slot->itemsize = view->itemsize;
+    Py_XSETREF(slot->dtype, dtype); /* the reference GetAttr gave */
     slot->ndim = view->ndim;
     if (view->ndim > 0) {
         memcpy(slot->shape, view->shape, sizeof(Py_ssize_t) * (size_t)view->ndim);
@@ -217,16 +214,18 @@ static PyObject *array_head(PyObject *array, Py_buffer *view) {
     return head;
 }
 
-/* record._array_part: a small array's head and bytes, a larger one's own hash. */
+/* record._array_part: a small array's head and bytes, a larger one's own hash (kept by id
+ * for an immutable one, in record._ARRAY_DIGESTS: card images shown step after step). */
 static int put_array(Buffer *buf, PyObject *array) {
     Py_buffer view;
-    if (PyObject_GetBuffer(array, &view, PyBUF_RECORDS_RO) < 0) {
-        /* no buffer (an object array, a dtype the buffer protocol cannot say): Python's walk */
+    /* Its bytes in C order as they lie (no format asked for: numpy would build one for every
+     * new array); an array that cannot give them so (not C-contiguous) takes Python's walk,
+     * which copies them out (tobytes). */
+    if (PyObject_GetBuffer(array, &view, PyBUF_C_CONTIGUOUS) < 0) {
         PyErr_Clear();
         return put_python(buf, array);
     }
     Py_ssize_t nbytes = view.len;
-    int contiguous = PyBuffer_IsContiguous(&view, 'C');
     int rc;
     if (nbytes > inline_array_bytes) {
         PyBuffer_Release(&view);
@@ -244,10 +243,6 @@ static int put_array(Buffer *buf, PyObject *array) {
         rc = buffer_put_bytes(buf, hash);
         Py_DECREF(hash);
         return rc;
-    }
-    if (!contiguous) {
-        PyBuffer_Release(&view);
-        return put_python(buf, array);
     }
     PyObject *head = array_head(array, &view);
     if (head == NULL) {
@@ -279,95 +274,6 @@ static int put_items(Buffer *buf, PyObject *sequence) {
         }
     }
     return buffer_put(buf, "]", 1);
-}
-
-/* record._feed_tuple: "[" + each item's bytes + "]".
- *
- * A table (a tuple holding tuples: histories, rounds of descriptions) is kept in
- * record._TUPLE_PARTS by id while it holds only texts, ints, floats and such tuples, as
- * record._tuple_part keeps it; a flat row of texts and ints is written afresh (cheaper than a
- * look-up). Sets *immutable to whether the tuple could be kept. */
-static int put_tuple(Buffer *buf, PyObject *tuple, int *immutable) {
-    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
-    int nested = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyTypeObject *kind = Py_TYPE(PyTuple_GET_ITEM(tuple, i));
-        if (kind != &PyUnicode_Type && kind != &PyLong_Type) {
-            nested = 1;
-            break;
-        }
-    }
-    if (nested) {
-        PyObject *kept = kept_by_id(tuple_parts, tuple, 0);
-        if (kept != NULL) {
-            *immutable = 1;
-            return buffer_put_bytes(buf, kept);
-        }
-        if (PyErr_Occurred()) {
-            return -1;
-        }
-    }
-    Py_ssize_t start = buf->size;
-    int all_immutable = 1;
-    if (buffer_put(buf, "[", 1) < 0) {
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyTuple_GET_ITEM(tuple, i);
-        PyTypeObject *kind = Py_TYPE(item);
-        int rc;
-        if (kind == &PyUnicode_Type) {
-            rc = put_text(buf, item);
-        } else if (kind == &PyLong_Type || kind == &PyFloat_Type) {
-            rc = put_repr(buf, item);
-        } else if (kind == &PyTuple_Type) {
-            int child_immutable = 0;
-            if (Py_EnterRecursiveCall(" while digesting an observation")) {
-                return -1;
-            }
-            rc = put_tuple(buf, item, &child_immutable);
-            Py_LeaveRecursiveCall();
-            all_immutable &= child_immutable;
-        } else if ((PyObject *)kind == ndarray_type) {
-            rc = put_array(buf, item);
-            if (rc == 0 && all_immutable) { /* kept only if nothing can write its bytes */
-                PyObject *verdict = PyObject_CallOneArg(py_immutable, item);
-                if (verdict == NULL) {
-                    return -1;
-                }
-                all_immutable = PyObject_IsTrue(verdict) == 1;
-                Py_DECREF(verdict);
-            }
-        } else {
-            /* a list, a bool, an object: its bytes, and the tuple is not kept */
-            rc = put_value(buf, item);
-            all_immutable = 0;
-        }
-        if (rc < 0) {
-            return -1;
-        }
-    }
-    if (buffer_put(buf, "]", 1) < 0) {
-        return -1;
-    }
-    *immutable = all_immutable;
-    if (nested && all_immutable) {
-        PyObject *part = PyBytes_FromStringAndSize(buf->data + start, buf->size - start);
-        PyObject *key = PyLong_FromVoidPtr(tuple);
-        PyObject *entry = part != NULL && key != NULL ? PyTuple_Pack(2, tuple, part) : NULL;
-        int rc = entry == NULL ? -1 : 0;
-        if (rc == 0 && PyDict_GET_SIZE(tuple_parts) >= tuple_parts_max) {
-            PyDict_Clear(tuple_parts);
-        }
-        if (rc == 0) {
-            rc = PyDict_SetItem(tuple_parts, key, entry);
-        }
-        Py_XDECREF(part);
-        Py_XDECREF(key);
-        Py_XDECREF(entry);
-        return rc;
-    }
-    return 0;
 }
 
 /* The key orders of the last few kinds of dict, by their keys (the same key objects in the
@@ -482,7 +388,7 @@ static int put_value(Buffer *buf, PyObject *value) {
     if (kind == &PyUnicode_Type) {
         return put_text(buf, value);
     }
-    if (kind == &PyLong_Type) {
+    if (kind == &PyLong_Type || kind == &PyFloat_Type) {
         return put_repr(buf, value);
     }
     if (Py_EnterRecursiveCall(" while digesting an observation")) {
@@ -490,10 +396,10 @@ static int put_value(Buffer *buf, PyObject *value) {
     }
     if (kind == &PyDict_Type) {
         rc = put_dict(buf, value);
-    } else if (kind == &PyTuple_Type) {
-        int immutable = 0;
-        rc = put_tuple(buf, value, &immutable);
-    } else if (kind == &PyList_Type) {
+    } else if (kind == &PyTuple_Type || kind == &PyList_Type) {
+        /* record._feed_tuple keeps an immutable tuple's bytes by id; written afresh here
+         * (cheaper in C than keeping them: most tables are new at every step, and each
+         * kept entry is garbage for the collector to walk) */
         rc = put_items(buf, value);
     } else if ((PyObject *)kind == ndarray_type) {
         rc = put_array(buf, value);
@@ -541,21 +447,22 @@ static PyObject *serialize(PyObject *module, PyObject *value) {
 
 static PyObject *init(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *values[9];
-    Py_ssize_t inline_bytes, parts_max;
-    if (!PyArg_ParseTuple(args, "OOO!O!OOO!OOnn:init", &values[0], &values[1], &PyDict_Type, &values[2],
-                          &PyDict_Type, &values[3], &values[4], &values[5], &PyDict_Type, &values[6],
-                          &values[7], &values[8], &inline_bytes, &parts_max)) {
+    PyObject *values[7];
+    Py_ssize_t inline_bytes;
+    if (!PyArg_ParseTuple(args, "OOO!OOO!On:init", &values[0], &values[1], &PyDict_Type, &values[2],
+                          &values[3], &values[4], &PyDict_Type, &values[5], &values[6], &inline_bytes)) {
         return NULL;
     }
-    PyObject **slots[9] = {&py_feed, &py_key_order, &key_orders, &tuple_parts, &py_array_head,
-                           &py_array_digest, &array_digests, &py_immutable, &ndarray_type};
-    for (int i = 0; i < 9; i++) {
+    PyObject **slots[7] = {&py_feed, &py_key_order, &key_orders, &py_array_head, &py_array_digest,
+                           &array_digests, &ndarray_type};
+    for (int i = 0; i < 7; i++) {
         Py_INCREF(values[i]);
         Py_XSETREF(*slots[i], values[i]);
     }
     inline_array_bytes = inline_bytes;
-    tuple_parts_max = parts_max;
+    if (dtype_name == NULL && (dtype_name = PyUnicode_InternFromString("dtype")) == NULL) {
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -563,8 +470,8 @@ static PyMethodDef methods[] = {
     {"serialize", serialize, METH_O,
      "serialize(observation) -> bytes: what record.digest hashes (the Python walk's bytes)."},
     {"init", init, METH_VARARGS,
-     "init(feed, key_order, key_orders, tuple_parts, array_head, array_digest, array_digests, "
-     "immutable, ndarray, inline_array_bytes, tuple_parts_max): record.py's walk and caches."},
+     "init(feed, key_order, key_orders, array_head, array_digest, array_digests, ndarray, "
+     "inline_array_bytes): record.py's walk and caches."},
     {NULL, NULL, 0, NULL},
 };
 

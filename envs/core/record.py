@@ -605,8 +605,8 @@ def _accelerated_serializer() -> Any:
     except ImportError:
         return None
     _digest.init(
-        _feed, _key_order, _KEY_ORDERS, _TUPLE_PARTS, _array_head, array_digest, _ARRAY_DIGESTS,
-        _immutable, np.ndarray, _INLINE_ARRAY_BYTES, _TUPLE_PARTS_MAX,
+        _feed, _key_order, _KEY_ORDERS, _array_head, array_digest, _ARRAY_DIGESTS, np.ndarray,
+        _INLINE_ARRAY_BYTES,
     )
     return _digest.serialize
 

@@ -145,6 +145,8 @@ class DecryptoEnv(ClueGameEnv):
         self.rules = DecryptoRules(self.game_config, self.keyword_pool)
         #: seat -> (config, its constant prompt texts), see _seat_texts
         self._prompt_texts: dict[str, tuple[DecryptoConfig, tuple[str, str]]] = {}
+        #: (the history's records, config, its _Past) of the last observation (see _observation)
+        self._kept_past: tuple[tuple, DecryptoConfig, _Past] | None = None
         self.codes = self.rules.codes
         self.observation_spaces = {seat: self._make_observation_space(seat) for seat in SEATS}
         self.action_spaces = {
@@ -152,6 +154,13 @@ class DecryptoEnv(ClueGameEnv):
             "bob": gymnasium.spaces.Discrete(len(self.codes)),
             "eve": gymnasium.spaces.Discrete(len(self.codes)),
         }
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy rebuilds its view of the past (a copied array comes back writable).
+        return {**super().__getstate__(), "_kept_past": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__({"_kept_past": None, **state})  # pickled by an older version
 
     def _make_observation_space(self, seat: str) -> gymnasium.spaces.Dict:
         cfg = self.game_config
@@ -193,11 +202,19 @@ class DecryptoEnv(ClueGameEnv):
         Bob's and Eve's ``action_mask`` (None: left out)."""
         cfg = self.game_config
         n, k, t = cfg.num_keywords, cfg.code_length, cfg.max_turns
-        key = history_key(state)
-        try:
-            past = _past_view(key, n, t, k)
-        except TypeError:  # unhashable parts (a hand-built state): build it uncached
-            past = _build_past(key, n, t, k)
+        # The past's view is the same for every seat and step of a turn: kept for the last
+        # history seen (its records compared by identity first, then by value: frozen).
+        records = tuple(state.history)
+        kept = self._kept_past
+        if kept is not None and kept[0] == records and kept[1] is cfg:
+            past = kept[2]
+        else:
+            key = history_key(state)
+            try:
+                past = _past_view(key, n, t, k)
+            except TypeError:  # unhashable parts (a hand-built state): build it uncached
+                past = _build_past(key, n, t, k)
+            self._kept_past = (records, cfg, past)
         code_history, guess_history, hint_history, summaries = past[:4]
         obs: dict[str, Any] = {
             "prompt": full_prompt(agent, state, cfg, summaries, self._seat_texts(agent)),

@@ -135,9 +135,10 @@ def _code_text(code: tuple[int, ...]) -> str:
     return "-".join([str(int(d)) for d in code])
 
 
-@dataclass
+@dataclass(frozen=True)
 class TurnRecord:
-    """One resolved turn, public once the code is revealed."""
+    """One resolved turn, public once the code is revealed (frozen: the views of the past
+    are kept per history, see ``DecryptoEnv._observation``)."""
 
     turn: int
     code: tuple[int, ...]
