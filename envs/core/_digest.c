@@ -481,4 +481,15 @@ static struct PyModuleDef module_def = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__digest(void) { return PyModule_Create(&module_def); }
+/* The version of this module's interface (init's arguments, serialize): record.py falls
+ * back to its Python walk, with a warning, when a stale build says another. */
+#define DIGEST_API 1
+
+PyMODINIT_FUNC PyInit__digest(void) {
+    PyObject *module = PyModule_Create(&module_def);
+    if (module != NULL && PyModule_AddIntConstant(module, "API", DIGEST_API) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

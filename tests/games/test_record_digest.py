@@ -260,3 +260,33 @@ def test_c_digest_bytes_equal_the_python_walk_on_every_seats_observations(game):
                 action = scripted_action(env.action_space(seat), obs, info, step)
             env.step(action)
     assert checked > 20
+
+
+def test_pure_python_digest_on_request_gives_the_same_record_digests():
+    # CLUEGYM_PURE_PYTHON_DIGEST=1 runs the Python walk: a record's digests are the same.
+    import json  # noqa: PLC0415
+    import os  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    code = (
+        "import json, cluegym\n"
+        "from cluegym.agents import make_agent\n"
+        "from cluegym.envs.core import record\n"
+        "env = cluegym.make('undercover'); env.reset(seed=5)\n"
+        "agents = {s: make_agent('random', game='undercover', seat=s, action_space=env.action_space(s))\n"
+        "          for s in env.possible_agents}\n"
+        "for i, agent in enumerate(agents.values()):\n"
+        "    agent.reset(i)\n"
+        "for seat in env.agent_iter():\n"
+        "    obs, _, term, trunc, info = env.last()\n"
+        "    env.step(None if term or trunc else agents[seat].act(obs, info))\n"
+        "print(json.dumps([record.ACCELERATED, [s['obs'] for s in env.unwrapped.game_record()['steps']]]))\n"
+    )
+    runs = {}
+    for flag in ("1", "0"):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "CLUEGYM_PURE_PYTHON_DIGEST": flag}, check=True)
+        runs[flag] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert runs["1"][0] is False
+    assert runs["1"][1] == runs["0"][1] and len(runs["1"][1]) > 10
