@@ -5,10 +5,11 @@ The top-level folders ``envs/``, ``harness/``, ``agents/``, ``wrappers/``, ``tra
 game or agent module is picked up without touching any list: every folder with an
 ``__init__.py`` becomes a package and every file under a ``data/`` folder ships.
 
-One optional C extension, ``cluegym.envs.core._digest`` (the bytes of the record's observation
-digest, see ``envs/core/_digest.c``), is built where a C compiler and the Python headers are
-present; without them the install still succeeds and the digest runs its Python walk (the
-same digests, slower).
+Two optional C extensions are built where a C compiler and the Python headers are present:
+``cluegym.envs.core._digest`` (the bytes of the record's observation digest,
+``envs/core/_digest.c``) and ``cluegym.envs.core._seeding`` (numpy's seed hashing for the
+generator of every reset, ``envs/core/_seeding.c``). Without a compiler the install still
+succeeds and both run their Python (numpy) paths: the same digests and generators, slower.
 """
 
 from pathlib import Path
@@ -51,7 +52,8 @@ def _discover() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
 
 PACKAGES, PACKAGE_DIR, PACKAGE_DATA = _discover()
 EXTENSIONS = [
-    # optional: a failed compile is a warning, and record.py falls back to its Python walk
+    # optional: a failed compile is a warning, and the Python side falls back (record.py, seeding.py)
     Extension("cluegym.envs.core._digest", ["envs/core/_digest.c"], optional=True),
+    Extension("cluegym.envs.core._seeding", ["envs/core/_seeding.c"], optional=True),
 ]
 setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA, ext_modules=EXTENSIONS)

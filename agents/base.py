@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
-import numpy as np
 
+from cluegym.envs.core.seeding import default_rng
 # Forfeit belongs to the match harness (the layer below); re-exported here for agents.
 from cluegym.harness.agent_protocol import Forfeit
 
@@ -61,7 +61,7 @@ class Agent:
         self._action_space = action_space
         self._space_seed: int | None = None
         self.seed = seed
-        self.rng = np.random.default_rng(seed)
+        self.rng = default_rng(seed)
 
     @property
     def action_space(self) -> gymnasium.Space:
@@ -82,7 +82,7 @@ class Agent:
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game. ``seed`` reseeds the agent's generator (and its action space)."""
-        self.rng = np.random.default_rng(seed)
+        self.rng = default_rng(seed)
         if seed is not None:
             self._space_seed = seed
 
