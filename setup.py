@@ -7,9 +7,10 @@ game or agent module is picked up without touching any list: every folder with a
 
 Two optional C extensions are built where a C compiler and the Python headers are present:
 ``cluegym.envs.core._digest`` (the bytes of the record's observation digest,
-``envs/core/_digest.c``) and ``cluegym.envs.core._seeding`` (numpy's seed hashing for the
-generator of every reset, ``envs/core/_seeding.c``). Without a compiler the install still
-succeeds and both run their Python (numpy) paths: the same digests and generators, slower.
+``envs/core/_digest.c``) and ``cluegym.envs.core._rng`` (numpy's seed hashing and bounded
+draws, for the generator of every reset and the games' scalar draws, ``envs/core/_rng.c``).
+Without a compiler the install still succeeds and both run their Python (numpy) paths: the
+same digests, generators and draws, slower.
 """
 
 from pathlib import Path
@@ -52,8 +53,8 @@ def _discover() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
 
 PACKAGES, PACKAGE_DIR, PACKAGE_DATA = _discover()
 EXTENSIONS = [
-    # optional: a failed compile is a warning, and the Python side falls back (record.py, seeding.py)
+    # optional: a failed compile is a warning, and the Python side falls back (record.py, rng.py)
     Extension("cluegym.envs.core._digest", ["envs/core/_digest.c"], optional=True),
-    Extension("cluegym.envs.core._seeding", ["envs/core/_seeding.c"], optional=True),
+    Extension("cluegym.envs.core._rng", ["envs/core/_rng.c"], optional=True),
 ]
 setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA, ext_modules=EXTENSIONS)

@@ -19,7 +19,7 @@ from typing import Any
 
 import gymnasium
 
-from cluegym.envs.core.seeding import default_rng
+from cluegym.envs.core.rng import default_rng
 # Forfeit belongs to the match harness (the layer below); re-exported here for agents.
 from cluegym.harness.agent_protocol import Forfeit
 

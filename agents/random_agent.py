@@ -9,6 +9,7 @@ import numpy as np
 
 from cluegym.agents.base import Agent
 from cluegym.envs.core.registry import env_module
+from cluegym.envs.core.rng import integers
 
 
 class RandomAgent(Agent):
@@ -111,14 +112,14 @@ class _DiscreteSampler(_Sampler):
         if legal.size == 0:
             legal = np.arange(self.n)
         # The same draw as rng.choice(legal), at a quarter of its cost.
-        return int(self.start + legal[rng.integers(len(legal))])
+        return int(self.start + legal[integers(rng, len(legal))])
 
 
 class _TextSampler(_Sampler):
     """A random word of the game's vocabulary, clipped to the space's length."""
 
     def __call__(self, mask: Any, rng: np.random.Generator, words: tuple[str, ...], agent: RandomAgent) -> Any:
-        return str(words[int(rng.integers(len(words)))])[: self.space.max_length]
+        return str(words[integers(rng, len(words))])[: self.space.max_length]
 
 
 class _EmptyTextSampler(_TextSampler):

@@ -6,6 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
+from cluegym.envs.core.rng import integers
+
 __all__ = ["PolicyPool"]
 
 
@@ -54,7 +56,7 @@ class PolicyPool:
         if self.snapshots and rng.random() < self.latest_prob:
             return self.snapshots[-1]
         options = self.entries + self.snapshots
-        return options[int(rng.integers(len(options)))]
+        return options[integers(rng, len(options))]
 
     def __repr__(self) -> str:
         return f"PolicyPool({self.entries}, snapshots={len(self.snapshots)})"

@@ -39,6 +39,7 @@ import numpy as np
 
 import cluegym
 from cluegym.agents import make_agent
+from cluegym.envs.core.rng import integers
 from cluegym.wrappers.policy_pool import PolicyPool
 from cluegym.wrappers.seat_task import SeatTask, generic_task, make_task
 from cluegym.wrappers.shaping import PotentialShaping
@@ -246,7 +247,7 @@ class SelfPlayEnv(gymnasium.Env):
         for _ in range(100):  # a game that ends before the learner's first decision is redrawn
             game_seed = options.get("game_seed")
             if game_seed is None:
-                game_seed = int(self.np_random.integers(2**63 - 1))
+                game_seed = integers(self.np_random, 2**63 - 1)
             self.aec.reset(seed=int(game_seed))
             fixed = options.get("opponents") or {}
             agent_seeds = options.get("agent_seeds") or {}
@@ -254,11 +255,11 @@ class SelfPlayEnv(gymnasium.Env):
             for other, pool in self.pools.items():
                 spec = fixed.get(other) or pool.sample(self.np_random)
                 agent = self._agent(spec, other)
-                agent.reset(agent_seeds.get(other, int(self.np_random.integers(2**63 - 1))))
+                agent.reset(agent_seeds.get(other, integers(self.np_random, 2**63 - 1)))
                 self._players[other] = (spec, agent)
             if self.task.delegate is not None:
                 self._delegate = self._agent(self.task.delegate, self.seat)
-                self._delegate.reset(agent_seeds.get(self.seat, int(self.np_random.integers(2**63 - 1))))
+                self._delegate.reset(agent_seeds.get(self.seat, integers(self.np_random, 2**63 - 1)))
             self._game_return = self._advance()
             self._invalid = 0
             if self._pending is not None:

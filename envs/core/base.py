@@ -62,7 +62,7 @@ from pettingzoo import AECEnv
 from cluegym.envs.core.infos import SeatInfos
 from cluegym.envs.core.options import call_after_init, check_init_options
 from cluegym.envs.core.rules import GameRules
-from cluegym.envs.core.seeding import default_rng
+from cluegym.envs.core.rng import default_rng
 from cluegym.envs.core.record import (
     RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
 )

@@ -67,6 +67,7 @@ import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, read_only, text_space, text_tuple, wrap
 from cluegym.envs.core.data import shipped_word_list, word_list_option
+from cluegym.envs.core.rng import integers
 from cluegym.envs.core.text import describe
 from cluegym.envs.decrypto.prompts import (
     full_prompt, history_key, history_lines, quote_hint, seat_texts, summaries_text, turn_block,
@@ -278,7 +279,7 @@ class DecryptoEnv(ClueGameEnv):
             )
             return hints, f"invalid hints replaced by {PASS_HINT!r}: {list(hints)}"
         legal = np.flatnonzero(self.rules.legal_mask(self.state, agent))
-        index = int(legal[int(self.rng.integers(len(legal)))])
+        index = int(legal[integers(self.rng, len(legal))])
         return index, f"random legal code {format_code(self.codes[index])}"
 
     def _render_text(self) -> str:

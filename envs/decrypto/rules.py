@@ -33,6 +33,7 @@ from typing import Any, Literal, Mapping, Sequence
 import numpy as np
 
 from cluegym.envs.core.matching import HINT_RULES, hint_keyword, require_wordnet
+from cluegym.envs.core.rng import choice_without_replacement, integers
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.text import to_charset, type_name
 
@@ -246,12 +247,12 @@ class DecryptoRules(GameRules[DecryptoState]):
         if keywords is None:
             if self.keyword_pool is None or len(self.keyword_pool) < n:
                 raise ValueError(f"need a keyword pool of at least {n} words")
-            picks = rng.choice(len(self.keyword_pool), size=n, replace=False)
+            picks = choice_without_replacement(rng, len(self.keyword_pool), n)
             source, pool = self._normalized_pool
             if source is not self.keyword_pool:  # first game, or a pool set since
                 pool = tuple(str(k).strip().lower() for k in self.keyword_pool)
                 self._normalized_pool = (self.keyword_pool, pool)
-            keywords = tuple([pool[i] for i in picks.tolist()])
+            keywords = tuple([pool[i] for i in picks])
         else:
             keywords = tuple(str(k).strip().lower() for k in keywords)
         if len(keywords) != n or len(set(keywords)) != n or not all(keywords):
@@ -263,7 +264,7 @@ class DecryptoRules(GameRules[DecryptoState]):
     def _draw_code(self, state: DecryptoState, rng: np.random.Generator) -> None:
         used = state.used_codes  # once, not once per code
         unused = [c for c in self.codes if c not in used] if used else self.codes
-        state.code = unused[int(rng.integers(len(unused)))]
+        state.code = unused[integers(rng, len(unused))]
 
     # ------------------------------------------------------------ validation
     def hint_error(self, hint: object, keywords: Sequence[str]) -> str | None:

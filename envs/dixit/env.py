@@ -97,6 +97,7 @@ import gymnasium
 import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, read_only, text_space, text_tuple, wrap
+from cluegym.envs.core.rng import integers
 from cluegym.envs.core.text import describe, to_charset
 from cluegym.envs.dixit.config import DixitConfig, preset_config
 # get_deck and parse_image_size are re-exported: the benchmarks read the env's deck and options here.
@@ -415,10 +416,10 @@ class DixitEnv(ClueGameEnv):
             rejected = self._rejected_parts or {}
             card = rejected.get("card")
             if card is None:
-                card = int(legal[int(self.rng.integers(len(legal)))])
+                card = int(legal[integers(self.rng, len(legal))])
             clue = rejected.get("clue") or PASS_CLUE
             return {"card": card, "clue": self.rules.normalize_clue(clue)}, f"card {card + 1} with clue {clue!r}"
-        card = int(legal[int(self.rng.integers(len(legal)))])
+        card = int(legal[integers(self.rng, len(legal))])
         what = "candidate" if self.state.phase == "vote" else "card"
         return {"card": card}, f"random legal {what} {card + 1}"
 

@@ -30,6 +30,7 @@ import numpy as np
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.text import collapse_text, to_charset, type_name
 from cluegym.envs.core.matching import is_same_word_guess, require_wordnet, says_word
+from cluegym.envs.core.rng import integers
 
 SEATS: tuple[str, str] = ("attacker", "defender")
 #: Said in place of an utterance that was rejected too often (the fallback).
@@ -139,7 +140,7 @@ class TabooRules(GameRules[TabooState]):
         if target is None:
             if not self.targets:
                 raise ValueError("need a non-empty target list")
-            target = self.targets[int(rng.integers(len(self.targets)))]
+            target = self.targets[integers(rng, len(self.targets))]
         if type(target) is str and len(target) <= 200:
             target = _normalize_target(target)
         else:  # odd or long targets (options): uncached

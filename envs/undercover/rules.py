@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from cluegym.envs.core.matching import require_wordnet, says_word
+from cluegym.envs.core.rng import choice_without_replacement, integers
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import collapse_text, describe, to_charset, type_name
@@ -97,11 +98,11 @@ class UndercoverRules(GameRules[UndercoverState]):
         if words is None:
             if not self.word_pairs:
                 raise ValueError("need at least one word pair")
-            drawn = int(rng.integers(len(self.word_pairs)))  # drawn under either schedule: same stream
+            drawn = integers(rng, len(self.word_pairs))  # drawn under either schedule: same stream
             if cfg.pair_schedule == "every_pair":
                 drawn = self.scheduled_pair(options.get("game_index"))
             pair = [str(w).strip().lower() for w in self.word_pairs[drawn]]
-            if int(rng.integers(2)):
+            if integers(rng, 2):
                 pair.reverse()
             words = pair
         civilian_word, undercover_word = (to_charset(str(w)).strip().lower() for w in words)
@@ -109,7 +110,7 @@ class UndercoverRules(GameRules[UndercoverState]):
             raise ValueError(f"need two different non-empty words, got {list(words)}")
         undercover = options.get("undercover", self.undercover_seats)
         if undercover is None:
-            undercover = [int(i) for i in rng.choice(cfg.num_players, size=cfg.num_undercover, replace=False)]
+            undercover = choice_without_replacement(rng, cfg.num_players, cfg.num_undercover)
         undercover = sorted({int(i) for i in undercover})
         if len(undercover) != cfg.num_undercover or not all(0 <= i < cfg.num_players for i in undercover):
             raise ValueError(

@@ -11,6 +11,7 @@ from pettingzoo import AECEnv
 
 import cluegym
 from cluegym.agents import make_agent
+from cluegym.envs.core.rng import integers
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
 
@@ -132,9 +133,9 @@ class MultiSeatEnv(AECEnv):
     def _start_game(self, seed: int | None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        self.game_env.reset(seed=int(self._rng.integers(2**63 - 1)))
+        self.game_env.reset(seed=integers(self._rng, 2**63 - 1))
         for agent in [*self._players.values(), *self._delegates.values()]:
-            agent.reset(int(self._rng.integers(2**63 - 1)))
+            agent.reset(integers(self._rng, 2**63 - 1))
         self._pending = {}
         self.game_rewards = {seat: 0.0 for seat in self.possible_agents}
         self.shaping_rewards = {seat: 0.0 for seat in self.possible_agents}

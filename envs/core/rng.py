@@ -1,16 +1,27 @@
-"""``np.random.default_rng(seed)``, built faster for an integer seed.
+"""numpy's random calls that every game makes, with numpy's results, faster.
+
+- :func:`default_rng`: ``np.random.default_rng(seed)``, built in a fifth of the time for an
+  integer seed;
+- :func:`integers`: ``int(rng.integers(high))``; :func:`choice_without_replacement`:
+  ``rng.choice(n, size, replace=False).tolist()``: the same values, drawn from the same
+  generator (left in the same state), without numpy's Python-level argument handling (1-5
+  us a call: a game draws a few per game, the random agent one per move).
+
+Each takes the fast path where a small C extension was built (``envs/core/_rng.c``, compiled
+by ``pip install`` where a C compiler is) and calls numpy otherwise; ``tests/games/test_rng.py``
+checks them against numpy, draw for draw.
 
 Every game's ``reset`` and every agent's ``reset`` makes the generator of its seed. numpy's
 ``default_rng(seed)`` spends ~9 us on it, most of it hashing the seed into PCG64's state
 (``SeedSequence``, numpy scalars under ``np.errstate``): as much as a short game's step, paid
 once per game per seat. :func:`default_rng` returns the same generator, numpy's ``Generator``
 over numpy's ``PCG64`` in the same state (the same draws, ``spawn`` children and
-``bit_generator.seed_seq.entropy``), in ~2 us: the seed's words come from a small C extension
-(``envs/core/_seeding.c``, built by ``pip install`` where a C compiler is; without it this is
-numpy's ``default_rng``).
+``bit_generator.seed_seq.entropy``), in ~2 us: the seed's words come from the extension.
 
 Example:
     >>> default_rng(7).integers(100, size=3).tolist() == np.random.default_rng(7).integers(100, size=3).tolist()
+    True
+    >>> integers(default_rng(3), 24) == int(np.random.default_rng(3).integers(24))
     True
 """
 
@@ -22,13 +33,17 @@ from typing import Any
 import numpy as np
 
 try:
-    from cluegym.envs.core._seeding import pcg64_words as _pcg64_words
-except ImportError:  # not built (no C compiler at install): numpy's default_rng
-    _pcg64_words = None
+    from cluegym.envs.core import _rng
+except ImportError:  # not built (no C compiler at install): numpy's own calls
+    _rng = None
 
-#: Whether :func:`default_rng` takes the fast path (the extension is built, and the machine is
-#: little-endian, as the words' byte order assumes).
-ACCELERATED = _pcg64_words is not None and sys.byteorder == "little"
+#: Whether the C extension is built (then :func:`integers` and
+#: :func:`choice_without_replacement` take the fast path, and :func:`default_rng` too on a
+#: little-endian machine, as its words' byte order assumes).
+ACCELERATED = _rng is not None
+_pcg64_words = _rng.pcg64_words if _rng is not None and sys.byteorder == "little" else None
+_integers = _rng.integers if _rng is not None else None
+_choice = _rng.choice if _rng is not None else None
 
 
 class _SeedSequence(np.random.SeedSequence):
@@ -82,8 +97,42 @@ def default_rng(seed: Any = None) -> np.random.Generator:
         A ``np.random.Generator`` over ``PCG64`` whose state, draws and spawned children are
         those of ``np.random.default_rng(seed)``.
     """
-    if ACCELERATED and type(seed) is int:
+    if _pcg64_words is not None and type(seed) is int:
         words = _pcg64_words(seed)
         if words is not None:
             return np.random.Generator(np.random.PCG64(_SeedSequence(seed, words)))
     return np.random.default_rng(seed)
+
+
+def integers(rng: np.random.Generator, high: int) -> int:
+    """``int(rng.integers(high))``: a uniform int in ``0 .. high - 1``, numpy's draw.
+
+    Args:
+        rng: the generator to draw from (a ``np.random.Generator``; another object is asked
+            for ``rng.integers(high)``).
+        high: the exclusive upper bound (numpy's errors for a bad one: ``high <= 0``).
+
+    Example:
+        >>> integers(np.random.default_rng(0), 6)
+        5
+    """
+    if _integers is not None and type(rng) is np.random.Generator and type(high) is int:
+        value = _integers(rng, high)
+        if value is not None:
+            return value
+    return int(rng.integers(high))
+
+
+def choice_without_replacement(rng: np.random.Generator, n: int, size: int) -> list[int]:
+    """``rng.choice(n, size=size, replace=False).tolist()``: ``size`` distinct ints of
+    ``0 .. n - 1`` in numpy's order, numpy's draws.
+
+    Example:
+        >>> choice_without_replacement(np.random.default_rng(0), 680, 4)  # doctest: +SKIP
+        [576, 350, 46, 539]
+    """
+    if _choice is not None and type(rng) is np.random.Generator and type(n) is int and type(size) is int:
+        picks = _choice(rng, n, size)
+        if picks is not None:
+            return picks
+    return rng.choice(n, size=size, replace=False).tolist()
