@@ -328,6 +328,68 @@ static PyObject *choice(PyObject *module, PyObject *args) {
     return result;
 }
 
+/* numpy's random_interval(bitgen, max): uniform in 0..max by masked rejection (what its
+ * shuffle draws with) */
+static uint64_t interval(bitgen_t *bitgen, uint64_t max) {
+    if (max == 0) {
+        return 0;
+    }
+    uint64_t mask = gen_mask(max), value;
+    if (max <= 0xFFFFFFFFULL) {
+        while ((value = (bitgen->next_uint32(bitgen->state) & mask)) > max) {
+        }
+    } else {
+        while ((value = (bitgen->next_uint64(bitgen->state) & mask)) > max) {
+        }
+    }
+    return value;
+}
+
+/* permutation(generator, n) -> list of ints: generator.permutation(n).tolist() for
+ * 1 <= n <= 4096 (numpy shuffles arange(n) in place), or None where numpy must draw it. */
+static PyObject *permutation(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *generator;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "On:permutation", &generator, &n)) {
+        return NULL;
+    }
+    if (n < 1 || n > 4096) {
+        Py_RETURN_NONE;
+    }
+    int64_t order[4096];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        order[i] = i;
+    }
+    PyObject *lock;
+    bitgen_t *bitgen = take_bitgen(generator, &lock);
+    if (bitgen == NULL) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    for (Py_ssize_t i = n - 1; i >= 1; i--) { /* numpy's _shuffle_raw, first = 1 */
+        uint64_t j = interval(bitgen, (uint64_t)i);
+        int64_t temp = order[j];
+        order[j] = order[i];
+        order[i] = temp;
+    }
+    if (give_back(lock) < 0) {
+        return NULL;
+    }
+    PyObject *result = PyList_New(n);
+    for (Py_ssize_t i = 0; result != NULL && i < n; i++) {
+        PyObject *item = PyLong_FromLongLong(order[i]);
+        if (item == NULL) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, i, item);
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"pcg64_words", pcg64_words, METH_O,
      "pcg64_words(seed) -> bytes: SeedSequence(seed).generate_state(4, uint64) as four native "
@@ -337,6 +399,9 @@ static PyMethodDef methods[] = {
     {"choice", choice, METH_VARARGS,
      "choice(generator, n, size) -> list: generator.choice(n, size, replace=False).tolist(), or "
      "None where numpy must draw it."},
+    {"permutation", permutation, METH_VARARGS,
+     "permutation(generator, n) -> list: generator.permutation(n).tolist(), or None where numpy "
+     "must draw it."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,7 +3,8 @@
 - :func:`default_rng`: ``np.random.default_rng(seed)``, built in a fifth of the time for an
   integer seed;
 - :func:`integers`: ``int(rng.integers(high))``; :func:`choice_without_replacement`:
-  ``rng.choice(n, size, replace=False).tolist()``: the same values, drawn from the same
+  ``rng.choice(n, size, replace=False).tolist()``; :func:`permutation`:
+  ``rng.permutation(n).tolist()``: the same values, drawn from the same
   generator (left in the same state), without numpy's Python-level argument handling (1-5
   us a call: a game draws a few per game, the random agent one per move).
 
@@ -37,13 +38,14 @@ try:
 except ImportError:  # not built (no C compiler at install): numpy's own calls
     _rng = None
 
-#: Whether the C extension is built (then :func:`integers` and
-#: :func:`choice_without_replacement` take the fast path, and :func:`default_rng` too on a
-#: little-endian machine, as its words' byte order assumes).
+#: Whether the C extension is built (then :func:`integers`, :func:`choice_without_replacement`
+#: and :func:`permutation` take the fast path, and :func:`default_rng` too on a little-endian
+#: machine, as its words' byte order assumes).
 ACCELERATED = _rng is not None
 _pcg64_words = _rng.pcg64_words if _rng is not None and sys.byteorder == "little" else None
 _integers = _rng.integers if _rng is not None else None
 _choice = _rng.choice if _rng is not None else None
+_permutation = _rng.permutation if _rng is not None else None
 
 
 class _SeedSequence(np.random.SeedSequence):
@@ -136,3 +138,17 @@ def choice_without_replacement(rng: np.random.Generator, n: int, size: int) -> l
         if picks is not None:
             return picks
     return rng.choice(n, size=size, replace=False).tolist()
+
+
+def permutation(rng: np.random.Generator, n: int) -> list[int]:
+    """``rng.permutation(n).tolist()``: ``0 .. n - 1`` in numpy's shuffled order, numpy's draws.
+
+    Example:
+        >>> permutation(np.random.default_rng(0), 5) == np.random.default_rng(0).permutation(5).tolist()
+        True
+    """
+    if _permutation is not None and type(rng) is np.random.Generator and type(n) is int:
+        order = _permutation(rng, n)
+        if order is not None:
+            return order
+    return rng.permutation(n).tolist()

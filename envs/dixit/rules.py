@@ -43,6 +43,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from cluegym.envs.core.rng import permutation
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import collapse_text, describe, type_name
@@ -122,7 +123,7 @@ class DixitRules(GameRules[DixitState]):
         if deck_size < cfg.cards_needed():
             raise ValueError(f"a deck of {deck_size} cards cannot deal {n} hands of {h}")
         if hands is None:
-            order = [int(c) for c in rng.permutation(deck_size)]
+            order = permutation(rng, deck_size)
             dealt = [order[i * h:(i + 1) * h] for i in range(n)]
             pile = order[n * h:]
         else:
@@ -133,7 +134,7 @@ class DixitRules(GameRules[DixitState]):
             if len(set(flat)) != len(flat) or not all(0 <= c < deck_size for c in flat):
                 raise ValueError(f"hands must hold distinct cards in 0..{deck_size - 1}")
             taken = set(flat)
-            pile = [int(c) for c in rng.permutation(deck_size) if int(c) not in taken]
+            pile = [c for c in permutation(rng, deck_size) if c not in taken]
         return DixitState(hands=dealt, draw_pile=pile, scores=[0] * n)
 
     # ------------------------------------------------------------- who acts
@@ -314,7 +315,7 @@ class DixitRules(GameRules[DixitState]):
         if len(state.played) < state.num_players:
             return False
         cards = [state.card_played_by(state.storyteller)] + [state.card_played_by(p) for p in state.listeners]
-        state.candidates = [int(cards[i]) for i in rng.permutation(len(cards))]
+        state.candidates = [int(cards[i]) for i in permutation(rng, len(cards))]
         state.votes = {}
         state.phase = "vote"
         return True

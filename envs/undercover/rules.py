@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from cluegym.envs.core.matching import require_wordnet, says_word
-from cluegym.envs.core.rng import choice_without_replacement, integers
+from cluegym.envs.core.rng import choice_without_replacement, integers, permutation
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import collapse_text, describe, to_charset, type_name
@@ -141,7 +141,7 @@ class UndercoverRules(GameRules[UndercoverState]):
     @staticmethod
     def _shuffled_order(state: UndercoverState, rng: np.random.Generator) -> tuple[int, ...]:
         living = state.living()
-        return tuple(living[int(i)] for i in rng.permutation(len(living)))
+        return tuple([living[i] for i in permutation(rng, len(living))])
 
     # -------------------------------------------------------------- who acts
     def player_to_move(self, state: UndercoverState) -> int | None:

@@ -8,7 +8,7 @@ import pytest
 
 import cluegym
 from cluegym.envs.core import rng as fast
-from cluegym.envs.core.rng import choice_without_replacement, default_rng, integers
+from cluegym.envs.core.rng import choice_without_replacement, default_rng, integers, permutation
 
 
 def test_the_fast_path_is_built_where_a_compiler_is():
@@ -86,6 +86,7 @@ def test_games_and_agents_play_as_with_numpys_default_rng(game, monkeypatch):
     # and numpy's own draws: rng.py's functions without the extension
     monkeypatch.setattr(fast, "_integers", None)
     monkeypatch.setattr(fast, "_choice", None)
+    monkeypatch.setattr(fast, "_permutation", None)
     assert _records(game, seeds) == ours
 
 
@@ -119,6 +120,16 @@ def test_choice_without_replacement_is_numpys():
         assert ours.bit_generator.state == numpys.bit_generator.state
 
 
+def test_permutation_is_numpys():
+    for seed in range(200):
+        ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+        for n in (1, 2, 3, 5, 7, 24, 96, 1000, 4096, 5000):
+            order = permutation(ours, n)
+            assert type(order) is list and all(type(i) is int for i in order)
+            assert order == numpys.permutation(n).tolist(), (seed, n)
+        assert ours.bit_generator.state == numpys.bit_generator.state
+
+
 def test_draws_fall_back_to_numpy_for_everything_else():
     class Subclassed(np.random.Generator):
         def integers(self, *args, **kwargs):  # a subclass is asked, not bypassed
@@ -137,6 +148,8 @@ def test_draws_fall_back_to_numpy_for_everything_else():
     ours, numpys = np.random.Generator(np.random.MT19937(3)), np.random.Generator(np.random.MT19937(3))
     assert [integers(ours, 1000) for _ in range(20)] == [int(numpys.integers(1000)) for _ in range(20)]
     assert choice_without_replacement(ours, 50, 6) == numpys.choice(50, size=6, replace=False).tolist()
+    assert permutation(ours, 9) == numpys.permutation(9).tolist()
+    assert permutation(np.random.default_rng(0), 0) == permutation(np.random.default_rng(0), -1) == []
 
 
 def test_a_generator_locked_by_another_thread_is_left_to_numpy():
@@ -159,6 +172,7 @@ def test_a_generator_locked_by_another_thread_is_left_to_numpy():
         assert held.wait(30)
         # the extension does not wait for a lock another thread holds: numpy's call draws
         assert fast._integers(generator, 100) is None and fast._choice(generator, 50, 3) is None
+        assert fast._permutation(generator, 5) is None
     finally:
         done.set()
         holder.join(30)
