@@ -199,6 +199,15 @@ static bitgen_t *take_bitgen(PyObject *generator, PyObject **lock) {
     return kept_bitgen;
 }
 
+/* What a draw returns when take_bitgen gave no bit generator: None (numpy's own call draws),
+ * or NULL for an error. */
+static PyObject *left_to_numpy(void) {
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static int give_back(PyObject *lock) {
     PyObject *done = PyObject_CallMethodNoArgs(lock, name_release);
     Py_DECREF(lock);
@@ -225,16 +234,27 @@ static PyObject *integers(PyObject *module, PyObject *args) {
     PyObject *lock;
     bitgen_t *bitgen = take_bitgen(generator, &lock);
     if (bitgen == NULL) {
-        if (PyErr_Occurred()) {
-            return NULL;
-        }
-        Py_RETURN_NONE;
+        return left_to_numpy();
     }
     uint64_t value = bounded(bitgen, high - 1);
     if (give_back(lock) < 0) {
         return NULL;
     }
     return PyLong_FromUnsignedLongLong(value);
+}
+
+/* A Python list of n ints */
+static PyObject *int_list(const int64_t *values, Py_ssize_t n) {
+    PyObject *result = PyList_New(n);
+    for (Py_ssize_t i = 0; result != NULL && i < n; i++) {
+        PyObject *item = PyLong_FromLongLong(values[i]);
+        if (item == NULL) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, i, item);
+    }
+    return result;
 }
 
 /* numpy's _gen_mask: the smallest 2**k - 1 >= value */
@@ -276,10 +296,7 @@ static PyObject *choice(PyObject *module, PyObject *args) {
     if (bitgen == NULL) {
         PyMem_Free(hash_set);
         PyMem_Free(picks);
-        if (PyErr_Occurred()) {
-            return NULL;
-        }
-        Py_RETURN_NONE;
+        return left_to_numpy();
     }
     const uint64_t empty = (uint64_t)-1;
     for (uint64_t i = 0; i < set_size; i++) {
@@ -315,15 +332,7 @@ static PyObject *choice(PyObject *module, PyObject *args) {
         PyMem_Free(picks);
         return NULL;
     }
-    PyObject *result = PyList_New(size);
-    for (Py_ssize_t i = 0; result != NULL && i < size; i++) {
-        PyObject *item = PyLong_FromLongLong(picks[i]);
-        if (item == NULL) {
-            Py_CLEAR(result);
-            break;
-        }
-        PyList_SET_ITEM(result, i, item);
-    }
+    PyObject *result = int_list(picks, size);
     PyMem_Free(picks);
     return result;
 }
@@ -364,10 +373,7 @@ static PyObject *permutation(PyObject *module, PyObject *args) {
     PyObject *lock;
     bitgen_t *bitgen = take_bitgen(generator, &lock);
     if (bitgen == NULL) {
-        if (PyErr_Occurred()) {
-            return NULL;
-        }
-        Py_RETURN_NONE;
+        return left_to_numpy();
     }
     for (Py_ssize_t i = n - 1; i >= 1; i--) { /* numpy's _shuffle_raw, first = 1 */
         uint64_t j = interval(bitgen, (uint64_t)i);
@@ -378,16 +384,7 @@ static PyObject *permutation(PyObject *module, PyObject *args) {
     if (give_back(lock) < 0) {
         return NULL;
     }
-    PyObject *result = PyList_New(n);
-    for (Py_ssize_t i = 0; result != NULL && i < n; i++) {
-        PyObject *item = PyLong_FromLongLong(order[i]);
-        if (item == NULL) {
-            Py_CLEAR(result);
-            break;
-        }
-        PyList_SET_ITEM(result, i, item);
-    }
-    return result;
+    return int_list(order, n);
 }
 
 static PyMethodDef methods[] = {
