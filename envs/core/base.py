@@ -155,6 +155,8 @@ class ClueGameEnv(AECEnv):
         #: the function that builds its action mask, the cleaner of its actions' text.
         self._mask_builders: dict[str, tuple[gymnasium.Space, Any]] = {}
         self._cleaners: dict[str, tuple[gymnasium.Space, ActionTextCleaner]] = {}
+        #: Per seat, the last action mask built: (legal mask, acting, action space, mask).
+        self._built_masks: dict[str, tuple[Any, bool, gymnasium.Space, Any]] = {}
         self._seed: int | None = None
         #: Draws the seed of each game started by ``reset()`` without a seed (see :meth:`reset`).
         self._seed_generator: np.random.Generator | None = None
@@ -180,7 +182,7 @@ class ClueGameEnv(AECEnv):
         # rebuilt when asked) and without the current State's observations, digests and legal
         # masks (rebuilt when asked: a copy of a read-only array comes back writable).
         state = dict(self.__dict__)
-        state["_mask_builders"], state["_cleaners"] = {}, {}
+        state["_mask_builders"], state["_cleaners"], state["_built_masks"] = {}, {}, {}
         state["_observations"], state["_digests"], state["_legal_masks"] = {}, {}, {}
         return state
 
@@ -190,6 +192,7 @@ class ClueGameEnv(AECEnv):
         # arrays in them (see frozen_arrays): the copy marks what it hands out itself.
         self.frozen_arrays = False
         self.__dict__.setdefault("_array_keys", {})  # pickled by an older version
+        self.__dict__.setdefault("_built_masks", {})
         read_only(list(dict.values(self.__dict__.get("infos") or {})))  # a copy's infos are built
 
     # ------------------------------------------------------------------ hooks
@@ -327,9 +330,18 @@ class ClueGameEnv(AECEnv):
         ``action_space(agent).sample(mask=...)`` takes (see
         :func:`~cluegym.envs.core.spaces.action_mask_value`; a seat's
         :func:`~cluegym.envs.core.spaces.action_mask_builder` is made once)."""
-        acting = self.state is not None and agent in self._rules.simultaneous(self.state)
+        acting = self.state is not None and bool(self._rules.acts_now(self.state, agent))
+        legal = self._legal_mask(agent)
+        # The rules may return the same (never changed) mask again: what was built from it
+        # holds (see GameRules.legal_mask), for the same action space.
+        space = self.action_spaces[agent]
+        kept = self._built_masks.get(agent)
+        if kept is not None and kept[0] is legal and kept[1] is acting and kept[2] is space:
+            return kept[3]
         build = self._for_space(self._mask_builders, agent, action_mask_builder)
-        return build(self._legal_mask(agent), acting)
+        mask = build(legal, acting)
+        self._built_masks[agent] = (legal, acting, space, mask)
+        return mask
 
     def _for_space(self, made: dict[str, tuple[gymnasium.Space, Any]], agent: str, make: Any) -> Any:
         """``make(action_space(agent))``, kept in ``made`` per seat: made once (again if the

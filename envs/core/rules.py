@@ -80,7 +80,11 @@ class GameRules(Generic[StateT]):
     def legal_mask(self, state: StateT, seat: str) -> LegalMask:
         """The seat's legal discrete choices (see :data:`LegalMask`) when it is in the current
         :meth:`simultaneous` block (so every member of a block sees its mask at once), all
-        zeros otherwise. Default: ``None`` (the game has no discrete actions)."""
+        zeros otherwise. Default: ``None`` (the game has no discrete actions).
+
+        A mask is never changed once returned (its arrays are read-only): a game may return
+        the same mask object for equal masks, and the adapter then reuses what it built from
+        it (the observation's ``action_mask``)."""
         return None
 
     def apply(self, state: StateT, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:
@@ -119,6 +123,12 @@ class GameRules(Generic[StateT]):
         """
         seat = self.to_move(state)
         return () if seat is None else (seat,)
+
+    def acts_now(self, state: StateT, seat: str) -> bool:
+        """Whether ``seat`` is in :meth:`simultaneous` ``(state)`` (what the ``Text`` entries
+        of its action mask say). A game whose block costs something to build answers
+        directly."""
+        return seat in self.simultaneous(state)
 
     def is_over(self, state: StateT) -> bool:
         """Whether the game has ended."""

@@ -73,9 +73,10 @@ class UndercoverRules(GameRules[UndercoverState]):
         self.seats = tuple(seat_name(p) for p in range(self.config.num_players))
         self._seat_index = {seat: p for p, seat in enumerate(self.seats)}
         # vote_mask's masks by (who is alive, voter), and legal_mask's all-zeros: read-only.
-        self._vote_masks: dict[tuple[tuple[bool, ...], int], np.ndarray] = {}
+        self._vote_masks: dict[tuple[tuple[bool, ...], int], dict[str, np.ndarray]] = {}
         self._nobody = np.zeros(len(self.seats), dtype=np.int8)
         self._nobody.setflags(write=False)
+        self._nobody_mask = {"vote": self._nobody}  # never changed (see legal_mask)
 
     def seat_index(self, seat: str) -> int:
         """The player number of ``seat``: ``"player_3"`` -> ``3``."""
@@ -219,31 +220,43 @@ class UndercoverRules(GameRules[UndercoverState]):
 
     def vote_mask(self, state: UndercoverState, voter: int) -> np.ndarray:
         """1 for the players ``voter`` may vote for (the other living players); read-only."""
+        return self._vote_legal(state, voter)["vote"]
+
+    def _vote_legal(self, state: UndercoverState, voter: int) -> dict[str, np.ndarray]:
+        """``{"vote": vote mask}``, one per distinct mask (the mask read-only, the dict never
+        changed: observations and infos show copies of it)."""
         key = (tuple(state.alive), voter)
-        mask = self._vote_masks.get(key)
-        if mask is None:
+        legal = self._vote_masks.get(key)
+        if legal is None:
             mask = np.array(state.alive, dtype=np.int8)
             mask[voter] = 0
             mask.setflags(write=False)  # observations and infos show it, so it can be shared
             if len(self._vote_masks) >= 4096:
                 self._vote_masks.clear()
-            self._vote_masks[key] = mask
-        return mask
+            legal = self._vote_masks[key] = {"vote": mask}
+        return legal
 
     def legal_mask(self, state: UndercoverState, seat: str) -> dict[str, np.ndarray]:
         """``{"vote": mask}``, the action's one discrete entry: the other living players for
         a seat of the current :meth:`simultaneous` block, all zeros otherwise. (While the seat
         speaks its ``vote`` entry is ignored; the mask still names valid players, so that a
         sampled action is well formed.)"""
-        # ``seat in self.simultaneous(state)``, without building the block for every seat:
-        # the speaker while speaking, a living player that has not voted while voting.
+        # One dict per distinct mask, shared (see GameRules.legal_mask): read-only.
         p = self._seat_index.get(seat)
+        if p is None or not self._acts_now(state, p):
+            return self._nobody_mask
+        return self._vote_legal(state, p)
+
+    def acts_now(self, state: UndercoverState, seat: str) -> bool:
+        """``seat in self.simultaneous(state)``, without building the block."""
+        p = self._seat_index.get(seat)
+        return p is not None and self._acts_now(state, p)
+
+    @staticmethod
+    def _acts_now(state: UndercoverState, p: int) -> bool:
+        # the speaker while speaking, a living player that has not voted while voting
         phase = state.phase
-        if p is None or not (
-            state.speaker == p if phase == "speak" else phase == "vote" and state.alive[p] and p not in state.votes
-        ):
-            return {"vote": self._nobody}
-        return {"vote": self.vote_mask(state, p)}
+        return state.speaker == p if phase == "speak" else phase == "vote" and state.alive[p] and p not in state.votes
 
     # ----------------------------------------------------------- transitions
     def apply(self, state: UndercoverState, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:

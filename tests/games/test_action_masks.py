@@ -1,0 +1,65 @@
+"""obs["action_mask"] is what the rules say at every step: the adapter's kept masks (reused
+while the rules return the same legal mask) and the rules' ``acts_now`` never go stale."""
+
+import numpy as np
+import pytest
+
+import cluegym
+from cluegym.envs.core.spaces import action_mask_value
+
+
+def _same(a, b):
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
+    return a == b
+
+
+@pytest.mark.parametrize("game", cluegym.registered_games())
+def test_every_seats_action_mask_is_built_afresh_from_the_rules(game):
+    from cluegym.agents import make_agent  # noqa: PLC0415
+
+    env = cluegym.make(game, **({"num_rounds": 3} if game == "dixit" else {}))
+    game_env = env.unwrapped
+    agents = {seat: make_agent("random", game=game, seat=seat, action_space=env.action_space(seat))
+              for seat in env.possible_agents}
+    checked = acts = 0
+    for seed in range(4):
+        env.reset(seed=seed)
+        for i, agent in enumerate(agents.values()):
+            agent.reset(seed * 10 + i)
+        for seat in env.agent_iter():
+            rules, state = game_env.rules, game_env.state
+            block = rules.simultaneous(state)
+            for other in env.possible_agents:
+                assert rules.acts_now(state, other) == (other in block), (game, seed, other)
+                acts += 1
+                if other not in env.agents or other not in game_env._mask_seats:
+                    continue
+                fresh = action_mask_value(env.action_space(other), rules.legal_mask(state, other), other in block)
+                assert _same(env.observe(other)["action_mask"], fresh), (game, seed, other)
+                checked += 1
+            obs, _, term, trunc, info = env.last()
+            env.step(None if term or trunc else agents[seat].act(obs, info))
+    assert acts > 20 and (checked > 50 or not game_env._mask_seats)  # Taboo: text actions only
+
+
+def test_a_replaced_action_space_gets_its_own_mask():
+    env = cluegym.make("undercover")
+    env.reset(seed=0)
+    game_env = env.unwrapped
+    seat = game_env.agent_selection
+    before = game_env.action_mask(seat)
+    game_env._state_changed()
+    again = game_env.action_mask(seat)
+    assert again is before  # the same legal mask and space: the kept mask
+    import gymnasium  # noqa: PLC0415
+
+    space = game_env.action_spaces[seat]
+    game_env.action_spaces[seat] = gymnasium.spaces.Dict(dict(space.spaces))  # an equal, new space
+    game_env._state_changed()
+    rebuilt = game_env.action_mask(seat)
+    assert rebuilt is not before and _same(rebuilt, before)
