@@ -4,6 +4,7 @@ import shutil
 
 import numpy as np
 import pytest
+import xxhash
 
 import cluegym
 from cluegym.envs.core.record import (
@@ -250,6 +251,8 @@ def test_c_digest_bytes_equal_the_python_walk_on_every_seats_observations(game):
             for other in list(env.agents):
                 observation = env.unwrapped._built_observation(other)
                 assert serialize(observation) == digest_bytes(observation), (game, seed, step, other)
+                # digest() in one C call: the hash of the same bytes
+                assert digest(observation) == xxhash.xxh3_128_hexdigest(digest_bytes(observation))[:16]
                 checked += 1
             obs, _, term, trunc, info = env.last()
             if term or trunc:
