@@ -8,10 +8,11 @@
  * words take well under a microsecond here, and cluegym.envs.core.rng hands them to
  * numpy's own PCG64, so the generator (state, draws, spawn) is numpy's.
  *
- * integers / choice: Generator.integers(n) and Generator.choice(n, size, replace=False)
- * (Floyd's algorithm), drawn from the generator's own bit generator (its C interface, the
- * `capsule`) with numpy's algorithms (Lemire's bounded draws, as numpy's distributions.c):
- * the same values, and the generator left in the same state. A scalar draw through numpy's
+ * integers / choice / permutation: Generator.integers(n), Generator.choice(n, size,
+ * replace=False) (Floyd's algorithm and its shuffle) and Generator.permutation(n), drawn
+ * from the generator's own bit generator (its C interface, the `capsule`) with numpy's
+ * algorithms (Lemire's bounded draws and the masked interval of its shuffle, as numpy's
+ * distributions.c): the same values, and the generator left in the same state. A scalar draw through numpy's
  * Python interface costs ~1-3 us of argument handling; a game draws a few per game and the
  * random agent one per move.
  *

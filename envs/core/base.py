@@ -62,10 +62,10 @@ from pettingzoo import AECEnv
 from cluegym.envs.core.infos import SeatInfos
 from cluegym.envs.core.options import call_after_init, check_init_options
 from cluegym.envs.core.rules import GameRules
-from cluegym.envs.core.rng import default_rng
 from cluegym.envs.core.record import (
     RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
 )
+from cluegym.envs.core.rng import default_rng
 from cluegym.envs.core.spaces import ActionTextCleaner, action_mask_builder, action_mask_space, array_keys, read_only
 from cluegym.envs.core.text import exception_text, reason_text
 from cluegym.envs.core.wrapping import OrderEnforcingWrapper, wrap  # noqa: F401 - games import wrap from here

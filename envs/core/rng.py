@@ -1,7 +1,7 @@
 """numpy's random calls that every game makes, with numpy's results, faster.
 
-- :func:`default_rng`: ``np.random.default_rng(seed)``, built in a fifth of the time for an
-  integer seed;
+- :func:`default_rng`: ``np.random.default_rng(seed)``, built in about a quarter of the time
+  for an integer seed;
 - :func:`integers`: ``int(rng.integers(high))``; :func:`choice_without_replacement`:
   ``rng.choice(n, size, replace=False).tolist()``; :func:`permutation`:
   ``rng.permutation(n).tolist()``: the same values, drawn from the same
@@ -89,8 +89,8 @@ class _SeedSequence(np.random.SeedSequence):
 
 
 def default_rng(seed: Any = None) -> np.random.Generator:
-    """``np.random.default_rng(seed)``: the same generator, built in a fifth of the time for
-    an ``int`` seed in ``0 .. 2**64 - 1`` (any other seed is numpy's own path).
+    """``np.random.default_rng(seed)``: the same generator, built in about a quarter of the
+    time for an ``int`` seed in ``0 .. 2**64 - 1`` (any other seed is numpy's own path).
 
     Args:
         seed: what ``np.random.default_rng`` takes (None: fresh OS entropy).
@@ -130,8 +130,9 @@ def choice_without_replacement(rng: np.random.Generator, n: int, size: int) -> l
     ``0 .. n - 1`` in numpy's order, numpy's draws.
 
     Example:
-        >>> choice_without_replacement(np.random.default_rng(0), 680, 4)  # doctest: +SKIP
-        [576, 350, 46, 539]
+        >>> picks = choice_without_replacement(np.random.default_rng(0), 680, 4)
+        >>> picks == np.random.default_rng(0).choice(680, size=4, replace=False).tolist()
+        True
     """
     if _choice is not None and type(rng) is np.random.Generator and type(n) is int and type(size) is int:
         picks = _choice(rng, n, size)

@@ -72,7 +72,7 @@ class UndercoverRules(GameRules[UndercoverState]):
         self.undercover_seats = None if undercover_seats is None else [int(i) for i in undercover_seats]
         self.seats = tuple(seat_name(p) for p in range(self.config.num_players))
         self._seat_index = {seat: p for p, seat in enumerate(self.seats)}
-        # vote_mask's masks by (who is alive, voter), and legal_mask's all-zeros: read-only.
+        # legal_mask's {"vote": mask} by (who is alive, voter), and its all-zeros: never changed.
         self._vote_masks: dict[tuple[tuple[bool, ...], int], dict[str, np.ndarray]] = {}
         self._nobody = np.zeros(len(self.seats), dtype=np.int8)
         self._nobody.setflags(write=False)
