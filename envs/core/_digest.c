@@ -261,15 +261,19 @@ static int put_array(Buffer *buf, PyObject *array) {
 static int put_value(Buffer *buf, PyObject *value);
 static int put_ordered(Buffer *buf, PyObject *dict, PyObject *order);
 
-/* "[" + each item's bytes + "]" */
+/* "[" + each item's bytes + "]" of a tuple or a list (a list read item by item, as Python's
+ * loop reads it: the walk of an item may run Python code) */
 static int put_items(Buffer *buf, PyObject *sequence) {
-    PyObject **items = PySequence_Fast_ITEMS(sequence);
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+    int is_list = PyList_CheckExact(sequence);
     if (buffer_put(buf, "[", 1) < 0) {
         return -1;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (put_value(buf, items[i]) < 0) {
+    for (Py_ssize_t i = 0; i < (is_list ? PyList_GET_SIZE(sequence) : PyTuple_GET_SIZE(sequence)); i++) {
+        PyObject *item = is_list ? PyList_GET_ITEM(sequence, i) : PyTuple_GET_ITEM(sequence, i);
+        Py_INCREF(item);
+        int rc = put_value(buf, item);
+        Py_DECREF(item);
+        if (rc < 0) {
             return -1;
         }
     }
