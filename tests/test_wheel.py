@@ -38,9 +38,10 @@ def test_wheel_imports_every_module(tmp_path):
         assert expected in modules
     assert any(n.startswith("cluegym/envs/decrypto/data/") for n in names), "word lists must ship"
     compiler = bool(shutil.which("cc") or shutil.which("gcc"))
-    # The digest's C accelerator is built into the wheel where a compiler is (optional otherwise).
-    built = any(n.startswith("cluegym/envs/core/_digest") and n.endswith(".so") for n in names)
-    assert built or not compiler, "cluegym.envs.core._digest was not built into the wheel"
+    # The C extensions are built into the wheel where a compiler is (optional otherwise).
+    for extension in ("_digest", "_rng"):
+        built = any(n.startswith(f"cluegym/envs/core/{extension}") and n.endswith(".so") for n in names)
+        assert built or not compiler, f"cluegym.envs.core.{extension} was not built into the wheel"
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)
@@ -55,8 +56,8 @@ def test_wheel_imports_every_module(tmp_path):
         f"assert cluegym.__file__.startswith({str(site)!r}), cluegym.__file__\n"
         f"for m in {modules!r}:\n"
         "    importlib.import_module(m)\n"
-        "from cluegym.envs.core import record\n"
-        f"assert record.ACCELERATED or not {compiler!r}\n"
+        "from cluegym.envs.core import record, rng\n"
+        f"assert (record.ACCELERATED and rng.ACCELERATED) or not {compiler!r}\n"
         "print(len(sys.modules))\n"
     )
     subprocess.run([str(py), "-c", code], check=True, cwd=tmp_path)
