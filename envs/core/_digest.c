@@ -151,34 +151,32 @@ static int put_python(Buffer *buf, PyObject *value) {
     return rc;
 }
 
-/* A cache entry (obj, value) of record.py's id-keyed caches, when it still names obj. */
-static PyObject *kept_by_id(PyObject *cache, PyObject *obj, int weak) {
-    PyObject *key = PyLong_FromVoidPtr(obj);
+/* The hash record._ARRAY_DIGESTS keeps for `array` (an entry (weakref, bytes) by id, when
+ * the weak reference still names it), or NULL (an error set only if one occurred). */
+static PyObject *kept_array_digest(PyObject *array) {
+    PyObject *key = PyLong_FromVoidPtr(array);
     if (key == NULL) {
         return NULL;
     }
-    PyObject *entry = PyDict_GetItemWithError(cache, key); /* borrowed */
+    PyObject *entry = PyDict_GetItemWithError(array_digests, key); /* borrowed */
     Py_DECREF(key);
     if (entry == NULL || !PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2) {
         return NULL;
     }
-    PyObject *held = PyTuple_GET_ITEM(entry, 0);
-    if (weak) {
-        if (!PyWeakref_Check(held)) {
-            return NULL;
-        }
-#if PY_VERSION_HEX >= 0x030D0000
-        PyObject *referent = NULL;
-        if (PyWeakref_GetRef(held, &referent) < 0) {
-            return NULL;
-        }
-        Py_XDECREF(referent); /* only its identity is compared; the cache entry holds obj */
-        held = referent;
-#else
-        held = PyWeakref_GetObject(held);
-#endif
+    PyObject *ref = PyTuple_GET_ITEM(entry, 0);
+    if (!PyWeakref_Check(ref)) {
+        return NULL;
     }
-    return held == obj ? PyTuple_GET_ITEM(entry, 1) : NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *referent = NULL;
+    if (PyWeakref_GetRef(ref, &referent) < 0) {
+        return NULL;
+    }
+    Py_XDECREF(referent); /* only its identity is compared; the caller holds the array */
+#else
+    PyObject *referent = PyWeakref_GetObject(ref);
+#endif
+    return referent == array ? PyTuple_GET_ITEM(entry, 1) : NULL;
 }
 
 /* _array_head(array) (a new reference), kept per dtype object and shape. */
@@ -229,7 +227,7 @@ static int put_array(Buffer *buf, PyObject *array) {
     int rc;
     if (nbytes > inline_array_bytes) {
         PyBuffer_Release(&view);
-        PyObject *kept = kept_by_id(array_digests, array, 1);
+        PyObject *kept = kept_array_digest(array);
         if (kept != NULL) {
             return buffer_put_bytes(buf, kept);
         }
@@ -408,7 +406,7 @@ static int put_value(Buffer *buf, PyObject *value) {
     } else if ((PyObject *)kind == ndarray_type) {
         rc = put_array(buf, value);
     } else {
-        rc = put_python(buf, value); /* floats, numpy scalars, subclasses, other objects */
+        rc = put_python(buf, value); /* bools, numpy scalars, subclasses, other objects */
     }
     Py_LeaveRecursiveCall();
     return rc;

@@ -73,10 +73,10 @@ class UndercoverRules(GameRules[UndercoverState]):
         self.seats = tuple(seat_name(p) for p in range(self.config.num_players))
         self._seat_index = {seat: p for p, seat in enumerate(self.seats)}
         # legal_mask's {"vote": mask} by (who is alive, voter), and its all-zeros: never changed.
-        self._vote_masks: dict[tuple[tuple[bool, ...], int], dict[str, np.ndarray]] = {}
-        self._nobody = np.zeros(len(self.seats), dtype=np.int8)
-        self._nobody.setflags(write=False)
-        self._nobody_mask = {"vote": self._nobody}  # never changed (see legal_mask)
+        self._vote_legal_masks: dict[tuple[tuple[bool, ...], int], dict[str, np.ndarray]] = {}
+        nobody = np.zeros(len(self.seats), dtype=np.int8)
+        nobody.setflags(write=False)
+        self._nobody_mask = {"vote": nobody}
 
     def seat_index(self, seat: str) -> int:
         """The player number of ``seat``: ``"player_3"`` -> ``3``."""
@@ -226,14 +226,14 @@ class UndercoverRules(GameRules[UndercoverState]):
         """``{"vote": vote mask}``, one per distinct mask (the mask read-only, the dict never
         changed: observations and infos show copies of it)."""
         key = (tuple(state.alive), voter)
-        legal = self._vote_masks.get(key)
+        legal = self._vote_legal_masks.get(key)
         if legal is None:
             mask = np.array(state.alive, dtype=np.int8)
             mask[voter] = 0
             mask.setflags(write=False)  # observations and infos show it, so it can be shared
-            if len(self._vote_masks) >= 4096:
-                self._vote_masks.clear()
-            legal = self._vote_masks[key] = {"vote": mask}
+            if len(self._vote_legal_masks) >= 4096:
+                self._vote_legal_masks.clear()
+            legal = self._vote_legal_masks[key] = {"vote": mask}
         return legal
 
     def legal_mask(self, state: UndercoverState, seat: str) -> dict[str, np.ndarray]:
