@@ -57,6 +57,9 @@ def scripted_action(space: gymnasium.Space, observation: Any, info: dict, step: 
 
 #: Per action space (by id, holding the space so that the id stays its own): its chooser.
 _CHOOSERS: dict[int, tuple[gymnasium.Space, Callable[[Any, int], Any]]] = {}
+#: Per read-only action mask (by id, holding the array): its legal choices. The envs hand
+#: out the same read-only masks again, and a policy's own work is not the env's.
+_LEGAL: dict[int, tuple[np.ndarray, tuple[int, ...]]] = {}
 
 
 def _chooser(space: gymnasium.Space) -> Callable[[Any, int], Any]:
@@ -70,8 +73,17 @@ def _chooser(space: gymnasium.Space) -> Callable[[Any, int], Any]:
         def discrete(mask: Any, step: int) -> int:
             if mask is None:
                 return step % n
-            legal = (mask if type(mask) is np.ndarray else np.asarray(mask)).nonzero()[0]
-            return int(legal[step % len(legal)])
+            kept = _LEGAL.get(id(mask))
+            if kept is None or kept[0] is not mask:
+                array = mask if type(mask) is np.ndarray else np.asarray(mask)
+                legal = tuple(array.nonzero()[0].tolist())
+                if array is not mask or mask.flags.writeable:  # it may change: not kept
+                    return legal[step % len(legal)]
+                if len(_LEGAL) >= 256:
+                    _LEGAL.clear()
+                kept = _LEGAL[id(mask)] = (mask, legal)
+            legal = kept[1]
+            return legal[step % len(legal)]
 
         return discrete
     if kind is gymnasium.spaces.Text:

@@ -60,3 +60,22 @@ def test_profile_env_profiles_the_env_it_names():
     assert out.startswith("taboo: 200 games, ") and "function calls" in out and "env.py" in out
     out = run("decrypto", "--games", "2", "--top", "5", "--no-digests", "--cumulative")
     assert out.startswith("decrypto: 2 games, ") and "Ordered by: cumulative time" in out
+
+
+def test_scripted_choices_of_kept_and_writable_masks_agree():
+    """The scripted policy keeps a read-only mask's legal choices; a writable mask is read
+    afresh each time (it may change in place), and both give the same choices."""
+    import gymnasium  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415
+
+    space = gymnasium.spaces.Discrete(5)
+    frozen = np.array([0, 1, 1, 0, 1], dtype=np.int8)
+    frozen.setflags(write=False)
+    writable = frozen.copy()
+    for step in range(7):
+        want = [1, 2, 4][step % 3]
+        assert throughput.scripted_action(space, {"action_mask": frozen}, {}, step) == want
+        assert throughput.scripted_action(space, {"action_mask": writable}, {}, step) == want
+        assert throughput.scripted_action(space, {}, {"action_mask": [0, 1, 1, 0, 1]}, step) == want
+    writable[:] = [1, 0, 0, 0, 0]
+    assert throughput.scripted_action(space, {"action_mask": writable}, {}, 2) == 0
