@@ -38,6 +38,9 @@ class RoundRecord:
     descriptions: dict[int, str]
     votes: dict[int, int | None]  # voter -> target (None: no valid vote, the fallback)
     eliminated: int | None  # None: a tie (or no votes), nobody is eliminated
+    # as_dict's parts, kept with the names and outcome they were built for: a finished round
+    # is shown three times (its event, the infos' last_round, the result's history).
+    _json: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     def tally(self) -> dict[int, int]:
         """Votes received per player (players without a vote left out), by player."""
@@ -54,13 +57,22 @@ class RoundRecord:
             names: :func:`seat_names` of the table, when the caller has it (faster than
                 naming each player); None names them one by one.
         """
-        name = seat_name if names is None else names.__getitem__
+        kept = self._json
+        if kept is None or kept[0] != names or kept[1] != self.eliminated or kept[2] != len(self.votes) or (
+            kept[3] != len(self.descriptions)
+        ):
+            name = seat_name if names is None else names.__getitem__
+            kept = self._json = (
+                None if names is None else tuple(names), self.eliminated, len(self.votes), len(self.descriptions),
+                {name(p): d for p, d in self.descriptions.items()},
+                {name(v): (None if t is None else name(t)) for v, t in self.votes.items()},
+                {name(p): n for p, n in self.tally().items()},
+                None if self.eliminated is None else name(self.eliminated),
+            )
+        # New dicts and list each time (of strings, numbers and None: copies all the way down).
         return {
-            "round": self.round, "order": list(self.order),
-            "descriptions": {name(p): d for p, d in self.descriptions.items()},
-            "votes": {name(v): (None if t is None else name(t)) for v, t in self.votes.items()},
-            "tally": {name(p): n for p, n in self.tally().items()},
-            "eliminated": None if self.eliminated is None else name(self.eliminated),
+            "round": self.round, "order": list(self.order), "descriptions": dict(kept[4]), "votes": dict(kept[5]),
+            "tally": dict(kept[6]), "eliminated": kept[7],
         }
 
 

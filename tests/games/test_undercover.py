@@ -383,3 +383,27 @@ def test_golden_playthrough():
         GOLDEN.write_text(text)
         pytest.fail(f"golden transcript was missing and has been written to {GOLDEN}; commit it")
     assert text == GOLDEN.read_text()
+
+
+def test_round_record_json_is_built_once_and_handed_out_as_copies():
+    """A finished round's JSON (its event, the infos' last_round, the result's history) is
+    built once and each caller gets its own copy; a record changed in what the JSON shows
+    (the outcome, a vote or a description added) is built again."""
+    from cluegym.envs.undercover.state import RoundRecord, seat_names
+
+    record = RoundRecord(round=1, order=(2, 0, 1), descriptions={2: "a hive", 0: "buzz"},
+                         votes={0: 1, 1: 0, 2: None}, eliminated=None)
+    names = seat_names(3)
+    fresh = {"round": 1, "order": [2, 0, 1], "descriptions": {"player_2": "a hive", "player_0": "buzz"},
+             "votes": {"player_0": "player_1", "player_1": "player_0", "player_2": None},
+             "tally": {"player_0": 1, "player_1": 1}, "eliminated": None}
+    first = record.as_dict(names)
+    assert first == fresh == record.as_dict() == record.as_dict(list(names))
+    first["votes"]["player_0"] = "changed"
+    first["order"].append(9)
+    assert record.as_dict(names) == fresh  # the caller's copy was its own
+    record.eliminated = 1
+    assert record.as_dict(names)["eliminated"] == "player_1"
+    record.descriptions[1] = "honey"
+    assert record.as_dict(names)["descriptions"]["player_1"] == "honey"
+    assert RoundRecord(1, (0,), {}, {}, None) == RoundRecord(1, (0,), {}, {}, None)  # the kept JSON is not compared
