@@ -34,18 +34,25 @@ class SeatInfos(dict):
     def __init__(self, build: Callable[[str], dict[str, Any]]) -> None:
         super().__init__()
         self._build = build
-        self._pending: set[str] = set()
+        #: The seats whose entry is not built yet (a dict used as an ordered set).
+        self._pending: dict[str, None] = {}
+        #: The seats of the last reset and their unbuilt entries: a game resets to the same
+        #: seats after every move, and copying a kept dict costs less than making one.
+        self._last_reset: tuple[list[str], dict[str, None]] = ([], {})
 
     def reset(self, seats: Iterable[str]) -> None:
         """Forget every entry: ``seats`` get new ones, built when read (call after a move)."""
         dict.clear(self)
-        seats = list(seats)
-        dict.update(self, dict.fromkeys(seats))
-        self._pending = set(seats)
+        kept = self._last_reset
+        if type(seats) is not list or seats != kept[0]:
+            seats = list(seats)
+            kept = self._last_reset = (seats, dict.fromkeys(seats))
+        dict.update(self, kept[1])
+        self._pending = kept[1].copy()
 
     def _built(self, seat: str) -> Any:
         if seat in self._pending:
-            self._pending.discard(seat)
+            del self._pending[seat]
             dict.__setitem__(self, seat, self._build(seat))
         return dict.__getitem__(self, seat)
 
@@ -73,11 +80,11 @@ class SeatInfos(dict):
 
     # Writing ---------------------------------------------------------------------------------
     def __setitem__(self, seat: str, info: Any) -> None:
-        self._pending.discard(seat)
+        self._pending.pop(seat, None)
         dict.__setitem__(self, seat, info)
 
     def __delitem__(self, seat: str) -> None:
-        self._pending.discard(seat)
+        self._pending.pop(seat, None)
         dict.__delitem__(self, seat)
 
     def update(self, *args: Any, **kwargs: Any) -> None:

@@ -74,3 +74,22 @@ def test_env_infos_match_the_state_they_were_made_for():
         action = env.action_space(seat).sample(mask=mask)
         env.step(action)
     assert pickle.loads(pickle.dumps(env.unwrapped)).infos == {}
+
+
+def test_reset_to_other_seats_after_the_same_seats_again():
+    """A reset to the same seats reuses what it kept; one to other seats (a seat left, the
+    list changed in place, not a list at all) starts from those seats."""
+    infos, built = _counting()
+    seats = ["a", "b", "c"]
+    infos.reset(seats)
+    assert infos["a"] == {"seat": "a"}
+    infos.reset(seats)
+    assert list(infos) == ["a", "b", "c"] and infos._pending.keys() == {"a", "b", "c"}
+    seats.remove("b")  # PettingZoo's agents list shrinks in place
+    infos.reset(seats)
+    assert list(infos) == ["a", "c"] and infos["c"] == {"seat": "c"}
+    infos.reset(("c", "d"))
+    assert list(infos) == ["c", "d"] and infos["d"] == {"seat": "d"}
+    infos["c"] = {"set": True}
+    infos.reset(("c", "d"))
+    assert infos["c"] == {"seat": "c"}  # rebuilt: a move starts every entry again
