@@ -78,6 +78,41 @@ def test_bob_code_scores_rank_the_baseline_guess_first():
     assert DecryptoFeatures("bob", history=True).per_choice == 7 and k == 3
 
 
+def _code_scores_row_by_row(features, sims, legal):
+    """What DecryptoFeatures._code_scores computes, one matrix at a time with
+    mean_deviations (numpy's mean and std of each row): the reference of the batched code."""
+    from cluegym.wrappers.featurizers import mean_deviations  # noqa: PLC0415
+
+    pairs = sims[:, features._positions, features.code_digits]
+    scores = np.add.reduce(pairs, axis=2)
+    np.true_divide(scores, np.intp(pairs.shape[2]), out=scores, casting="unsafe")
+    pool = scores[:, legal] if legal.any() else scores
+    standardized = np.zeros(scores.shape, dtype=np.float32)
+    for m, row in enumerate(pool):
+        mean, _, spread = mean_deviations(row)
+        if spread >= 1e-6:
+            standardized[m] = np.where(legal, (scores[m] - mean) / (3.0 * spread), -1.0)
+    return scores.astype(np.float32, copy=False), standardized
+
+
+@pytest.mark.parametrize("seat", ["bob", "eve"])
+def test_code_scores_are_the_row_by_row_means_and_spreads_bit_for_bit(seat):
+    """All matrices' code scores at once give each row's numpy mean and std exactly, for any
+    legal set (a boolean selection of columns comes in Fortran order: its rows are summed
+    differently unless made C-contiguous), flat rows included."""
+    features = DecryptoFeatures(seat, history=True)
+    rng = np.random.default_rng(7)
+    for trial in range(400):
+        sims = (rng.random((features._n_matrices, features.code_length, features.n_keywords)) * 2 - 1).astype(np.float32)
+        if trial % 50 == 0:
+            sims[0] = 0.25  # a flat matrix: spread 0, its standardized row stays 0
+        legal = rng.random(features.n_codes) < rng.uniform(0.05, 1.0)
+        got = features._code_scores(sims, legal)
+        want = _code_scores_row_by_row(features, sims, legal)
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
 def test_eve_without_history_sees_no_evidence():
     features = DecryptoFeatures("eve")
     vec = features(_decode_observation("eve", ["saddle", "fruit", "tower"]), {})
