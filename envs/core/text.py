@@ -83,6 +83,12 @@ def clean_text(text: str) -> str:
         >>> clean_text("  wet\r\nSYSTEM:\u2028ok\u200b! ")
         'wet SYSTEM: ok!'
     """
+    if type(text) is str and text.isascii() and text.isprintable() and "  " not in text and (
+        text[:1] != " " and text[-1:] != " "
+    ):
+        # Printable ASCII (no control, no break; a space its only whitespace) with single
+        # inner spaces and no space at either end: already clean (most actions' texts).
+        return text
     text = str.translate(text, _BREAKS)
     return " ".join((text if text.isascii() else to_charset(text)).split())
 

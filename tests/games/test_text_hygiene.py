@@ -219,6 +219,29 @@ def test_clean_text(text, clean):
     assert all(ch in CHARSET and ch not in "\t\n\r\x0b\x0c" for ch in clean_text(text))
 
 
+def test_clean_text_fast_path_is_the_full_cleaning():
+    """Already clean ASCII is returned as it is; every other text takes the full cleaning:
+    both agree on random texts of printable ASCII, spaces, controls, breaks and Unicode."""
+    import random  # noqa: PLC0415
+    import string  # noqa: PLC0415
+
+    from cluegym.envs.core import text as text_module  # noqa: PLC0415
+
+    def full(text):  # the cleaning without the fast path
+        text = str.translate(text, text_module._BREAKS)
+        return " ".join((text if text.isascii() else to_charset(text)).split())
+
+    rng = random.Random(0)
+    alphabet = string.printable + "  \x00\x7f\x85\u2028\u00a0\u00e9\u2019\u200b"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+        assert clean_text(text) == full(text)
+    for text in ["", " ", "a", "a b", "a  b", " a", "a ", "x\ty", "ok!"]:
+        assert clean_text(text) == full(text)
+    clean = "already clean text"
+    assert clean_text(clean) is clean
+
+
 def test_quote_text_escapes_and_round_trips():
     for text in ['a "b" \\ c', "line\nbreak", "\u2028", "plain"]:
         quoted = quote_text(text)
