@@ -44,7 +44,7 @@ from cluegym.envs.core.matching import word_forms
 from cluegym.envs.core.text import to_charset, tokens
 from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
 from cluegym.wrappers.candidates import top_order
-from cluegym.wrappers.featurizers import Featurizer, LastResult, mean_deviations
+from cluegym.wrappers.featurizers import Featurizer, LastResult
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["DecryptoFeatures", "HintCandidates", "potential", "seat_task"]
@@ -240,8 +240,9 @@ class DecryptoFeatures(Featurizer):
     def _code_scores(self, sims: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`code_scores` of a stack of matrices (``matrices x code_length x keywords``):
         ``(matrices x codes)`` raw and standardized scores, each row bit for bit the one
-        matrix's (the codes' means at once along the last axis; each row's mean and spread
-        by its own 1-D sums, as numpy's ``mean`` and ``std`` of that row sum it)."""
+        matrix's (the codes' means at once along the last axis; every row's mean and spread
+        at once, each by the sums numpy's ``mean`` and ``std`` of that row alone make, as
+        :func:`~cluegym.wrappers.featurizers.mean_deviations` computes them)."""
         pairs = sims[:, self._positions, self.code_digits]
         scores = np.add.reduce(pairs, axis=2)  # numpy's mean: the sum, divided by the count as intp
         np.true_divide(scores, np.intp(pairs.shape[2]), out=scores, casting="unsafe")
