@@ -409,11 +409,20 @@ static struct PyModuleDef module_def = {
     NULL, NULL, NULL, NULL,
 };
 
+/* The version of this module's interface (its functions and their arguments): rng.py takes
+ * numpy's calls, with a warning, when a stale build says another. */
+#define RNG_API 1
+
 PyMODINIT_FUNC PyInit__rng(void) {
     name_acquire = PyUnicode_InternFromString("acquire");
     name_release = PyUnicode_InternFromString("release");
     if (name_acquire == NULL || name_release == NULL) {
         return NULL;
     }
-    return PyModule_Create(&module_def);
+    PyObject *module = PyModule_Create(&module_def);
+    if (module != NULL && PyModule_AddIntConstant(module, "API", RNG_API) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

@@ -26,8 +26,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-import os
-import warnings
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +33,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
+from cluegym.envs.core.extensions import load_extension
 from cluegym.envs.core.registry import make
 from cluegym.envs.core.text import describe, type_name
 
@@ -604,18 +603,11 @@ def _accelerated_serializer() -> Any:
     """The C build of :func:`digest_bytes` (``envs/core/_digest.c``), given this module's walk
     and caches; None where it was not built (no C compiler at install) or
     ``CLUEGYM_PURE_PYTHON_DIGEST=1`` asks for the Python walk (to compare the two)."""
-    if os.environ.get("CLUEGYM_PURE_PYTHON_DIGEST", "") not in ("", "0"):
-        return None
-    try:
-        from cluegym.envs.core import _digest
-    except ImportError:
-        return None
-    if getattr(_digest, "API", None) != _DIGEST_API:  # built from an older _digest.c
-        warnings.warn(
-            "cluegym.envs.core._digest is out of date (rebuild it: pip install -e .); "
-            "observation digests use the Python walk (the same digests, slower)",
-            RuntimeWarning, stacklevel=2,
-        )
+    _digest = load_extension(
+        "_digest", _DIGEST_API, off_switch="CLUEGYM_PURE_PYTHON_DIGEST",
+        fallback="observation digests use the Python walk (the same digests, slower)",
+    )
+    if _digest is None:
         return None
     _digest.init(
         _feed, _key_order, _KEY_ORDERS, _array_head, array_digest, _ARRAY_DIGESTS, np.ndarray,

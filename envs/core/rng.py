@@ -33,10 +33,13 @@ from typing import Any
 
 import numpy as np
 
-try:
-    from cluegym.envs.core import _rng
-except ImportError:  # not built (no C compiler at install): numpy's own calls
-    _rng = None
+from cluegym.envs.core.extensions import load_extension
+
+#: The version of ``_rng.c``'s interface this module calls (its ``API``).
+_RNG_API = 1
+#: The C extension; None where it was not built (no C compiler at install) or is out of
+#: date: numpy's own calls.
+_rng = load_extension("_rng", _RNG_API, fallback="numpy makes the generators and draws (the same values, slower)")
 
 #: Whether the C extension is built (then :func:`integers`, :func:`choice_without_replacement`
 #: and :func:`permutation` take the fast path, and :func:`default_rng` too on a little-endian

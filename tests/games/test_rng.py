@@ -178,3 +178,34 @@ def test_a_generator_locked_by_another_thread_is_left_to_numpy():
         holder.join(30)
     assert integers(generator, 100) == int(reference.integers(100))
     assert generator.bit_generator.state == reference.bit_generator.state
+
+
+def test_extensions_are_used_only_at_the_interface_version_their_caller_expects(monkeypatch):
+    """load_extension: the built module at the expected API; None, with a warning, for a
+    stale build (another API or none); None when its switch turns it off or it was not built.
+    Both shipped extensions load at their callers' versions where they were built."""
+    import sys  # noqa: PLC0415
+    import types  # noqa: PLC0415
+
+    from cluegym.envs.core import record  # noqa: PLC0415
+    from cluegym.envs.core.extensions import load_extension  # noqa: PLC0415
+
+    built = types.ModuleType("cluegym.envs.core._probe")
+    built.API = 2
+    monkeypatch.setitem(sys.modules, "cluegym.envs.core._probe", built)
+    assert load_extension("_probe", 2, fallback="Python") is built
+    with pytest.warns(RuntimeWarning, match=r"_probe is out of date .*; Python"):
+        assert load_extension("_probe", 3, fallback="Python") is None
+    del built.API
+    with pytest.warns(RuntimeWarning, match="out of date"):
+        assert load_extension("_probe", 2, fallback="Python") is None
+    built.API = 2
+    monkeypatch.setenv("CLUEGYM_PROBE_OFF", "1")
+    assert load_extension("_probe", 2, fallback="Python", off_switch="CLUEGYM_PROBE_OFF") is None
+    monkeypatch.setenv("CLUEGYM_PROBE_OFF", "0")
+    assert load_extension("_probe", 2, fallback="Python", off_switch="CLUEGYM_PROBE_OFF") is built
+    assert load_extension("_not_built_anywhere", 1, fallback="Python") is None
+    if fast.ACCELERATED:
+        assert load_extension("_rng", fast._RNG_API, fallback="numpy") is fast._rng
+    if record.ACCELERATED:
+        assert load_extension("_digest", record._DIGEST_API, fallback="Python") is not None
