@@ -28,7 +28,7 @@ import json
 import math
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 import xxhash
@@ -226,6 +226,8 @@ def encode_action(action: Any, *, top_tuple: bool = False) -> tuple[Any, bool]:
         return _int_or_tag(action), True
     if kind is dict and len(action) < MAX_NODES and _is_flat_action(action):
         return dict(action), True  # a Dict action of texts and choices (most of them): itself
+    if top_tuple and kind is tuple and len(action) < MAX_NODES and _plain_values(action):
+        return list(action), True  # a Tuple action of texts and choices (Decrypto's hints)
     budget = [MAX_NODES, MAX_CHARS]
     try:
         if top_tuple and type(action) is tuple:
@@ -238,12 +240,18 @@ def encode_action(action: Any, *, top_tuple: bool = False) -> tuple[Any, bool]:
 def _is_flat_action(action: dict) -> bool:
     """Whether a dict action is its own faithful JSON form: text keys (not ``$`` tags) over
     plain scalars, its texts within :data:`MAX_CHARS` in all."""
-    chars = 0
-    for key, value in action.items():
+    for key in action:
         if type(key) is not str or key[:1] == "$":
             return False
-        kind = type(value)
-        if kind is str:
+    return _plain_values(action.values())
+
+
+def _plain_values(values: Iterable[Any]) -> bool:
+    """Whether every value is its own JSON form (see :func:`_is_plain_scalar`), the texts
+    within :data:`MAX_CHARS` in all: a flat Dict action's values, a Tuple action's parts."""
+    chars = 0
+    for value in values:
+        if type(value) is str:
             chars += len(value)
         elif not _is_plain_scalar(value):
             return False

@@ -209,6 +209,12 @@ class DecryptoEnv(ClueGameEnv):
         kept = self._kept_past
         if kept is not None and kept[0] == records and kept[1] is cfg:
             past = kept[2]
+        elif kept is not None and kept[1] is cfg and len(records) == len(kept[0]) + 1 and records[:-1] == kept[0]:
+            # One more turn than the view kept (the usual step of a game): extended from it
+            # directly, without the history's key and the cache's lookups of every turn.
+            r = records[-1]
+            past = _extend_past(kept[2], (r.turn, r.code, r.hints, r.bob_guess, r.eve_guess), len(records) - 1, t)
+            self._kept_past = (records, cfg, past)
         else:
             key = history_key(state)
             try:
@@ -333,13 +339,13 @@ def _past_view(key: tuple, n: int, t: int, k: int) -> _Past:
     grows by one turn at a time)."""
     if not key:
         return _build_past(key, n, t, k)
-    return _extend_past(_past_view(key[:-1], n, t, k), key, t)
+    return _extend_past(_past_view(key[:-1], n, t, k), key[-1], len(key) - 1, t)
 
 
-def _extend_past(prev: _Past, key: tuple, t: int) -> _Past:
-    """``prev`` (the view of ``key[:-1]``) with the last turn of ``key`` added."""
-    _, code, hints, bob_guess, eve_guess = record = key[-1]
-    i = len(key) - 1
+def _extend_past(prev: _Past, record: tuple, i: int, t: int) -> _Past:
+    """``prev`` (the view of the first ``i`` turns) with turn ``i`` added, ``record`` its
+    :func:`~cluegym.envs.decrypto.prompts.history_key` entry."""
+    _, code, hints, bob_guess, eve_guess = record
     code_history, guess_history = prev.code_history.copy(), prev.guess_history.copy()
     code_history[i] = code
     guess_history[i, 0] = bob_guess

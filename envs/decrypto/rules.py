@@ -358,7 +358,7 @@ class DecryptoRules(GameRules[DecryptoState]):
         if seat == "alice":
             if state.phase != "encode":
                 raise RuntimeError(f"cannot give hints in phase {state.phase!r}")
-            state.hints = tuple(to_charset(h).strip() for h in action)
+            state.hints = tuple([to_charset(h).strip() for h in action])
             state.guesses = {}
             state.phase = "decode"
             return [{"type": "hints", "turn": state.turn, "hints": list(state.hints)}]

@@ -158,3 +158,72 @@ def test_counts_follow_the_config():
     assert "a secret code of 2 non-repeating digits between 1 and 5, e.g. 3-1." in text
     assert "through 6 rounds without triggering two Miscommunications or three Interceptions" in text
     assert "access to the five keywords" in text and "range from 1 to 5." in text
+
+
+def test_views_of_the_past_match_the_prompt_builders_over_consecutive_games():
+    """The env extends its kept view of the past turns by one turn at a time (also across
+    games, from the last game's view); every observation must still show what the prompt
+    builders make from the State alone (turn_summaries via full_prompt, hint_history). Half
+    the steps are not observed (an agent that reads only its info), so that a view is
+    sometimes asked for two turns after the last one the env built."""
+    import numpy as np
+
+    from cluegym.envs.core.spaces import pad_texts
+    from cluegym.envs.decrypto.prompts import full_prompt
+
+    env = cluegym.make("decrypto", record_observations=False)
+    game, cfg = env.unwrapped, env.unwrapped.game_config
+    rng = np.random.default_rng(7)
+    hints = ["river", "stone", "lantern", "meadow", "violin", "harbor"]
+    checked = 0
+    for seed in range(40):
+        env.reset(seed=seed)
+        for seat in env.agent_iter():
+            observe = bool(rng.random() < 0.5)
+            obs, _, term, trunc, info = env.last(observe=observe)
+            if observe:
+                state = game.state
+                assert obs["prompt"] == full_prompt(seat, state, cfg)
+                assert obs["hint_history"] == tuple(pad_texts(h, cfg.max_turns) for h in state.hint_history(4))
+                turns = len(state.history)
+                assert obs["code_history"][:turns].tolist() == [list(r.code) for r in state.history]
+                assert obs["guess_history"][:turns].tolist() == [[list(r.bob_guess), list(r.eve_guess)]
+                                                                for r in state.history]
+                assert not obs["code_history"][turns:].any() and not obs["guess_history"][turns:].any()
+                checked += 1
+            if term or trunc:
+                env.step(None)
+            elif seat == "alice":
+                env.step(tuple(rng.choice(hints, size=cfg.code_length, replace=False)))
+            else:
+                env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    assert checked > 150
+
+
+def test_view_of_another_games_past_is_not_extended():
+    """A game whose first observation comes one turn after the length of the last game's
+    history (an agent that observed nothing of it) gets its own past, not the last game's
+    past with one turn added."""
+    from cluegym.envs.decrypto.prompts import full_prompt
+
+    env = cluegym.make("decrypto", record_observations=False)
+    game = env.unwrapped
+
+    def play_turn(bob_right: bool) -> None:
+        code = game.state.code
+        env.step(("river", "stone", "lantern"))
+        wrong = next(i for i, c in enumerate(CODES) if c != code and c not in game.state.used_codes)
+        env.step(CODES.index(code) if bob_right else wrong)  # bob
+        env.step(wrong)  # eve
+
+    env.reset(seed=1)
+    play_turn(bob_right=False)
+    play_turn(bob_right=False)  # two miscommunications: over after 2 turns
+    assert game.state.phase == "over"
+    env.last()  # the finished game's view (2 turns) is the one kept
+    env.reset(seed=2)
+    for _ in range(3):
+        play_turn(bob_right=True)
+    state = game.state
+    assert len(state.history) == 3 and state.phase == "encode"
+    assert env.last()[0]["prompt"] == full_prompt("alice", state, game.game_config)

@@ -260,6 +260,24 @@ def test_encode_decode_round_trip(value):
         assert decoded == value
 
 
+@pytest.mark.parametrize("value", [
+    ("river", "stone", "lantern"), ("a", 3, None, True, 1.5), (math.nan, "x"), (np.int64(3), "x"), (10**5000,),
+    ("x" * 60_000, "y" * 60_000), (["a"], "b"), (("a",), "b"), (), ("",),
+], ids=["hints", "scalars", "nan", "numpy-int", "huge-int", "over-budget", "list-part", "tuple-part", "empty",
+        "empty-text"])
+def test_top_level_tuple_action_is_written_as_the_walk_writes_it(value):
+    """A Tuple action of plain texts and scalars takes a shortcut to its JSON list; it must be
+    the list the general walk writes (tags, the size budget and all)."""
+    from cluegym.envs.core.record import MAX_CHARS, MAX_NODES, _faithful
+
+    budget = [MAX_NODES, MAX_CHARS]  # one budget for the whole action, as the walk counts
+    try:
+        expected = ([_faithful(v, 1, set(), budget) for v in value], True)
+    except Exception:  # noqa: BLE001 - no faithful form
+        expected = (None, False)
+    assert encode_action(value, top_tuple=True) == expected
+
+
 @pytest.mark.parametrize(
     "value", [_cyclic_list(), _deep_list(200), RaisingRepr(), RaisingList([1]), object(), "x" * 200_000],
     ids=["cycle", "deep", "raising-repr", "list-subclass", "object", "long-text"],
