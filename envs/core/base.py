@@ -84,6 +84,9 @@ def _fresh_dicts(value: Any) -> Any:
     return {**value}  # the usual flat dict of masks, in one copy
 
 
+#: The value of a seat's legal mask not built yet for the current State (see _legal_mask).
+_NOT_BUILT = object()
+
 #: Longest forfeit reason kept in a record (longer ones are clipped).
 FORFEIT_REASON_MAX_CHARS = 2000
 
@@ -313,14 +316,15 @@ class ClueGameEnv(AECEnv):
 
     def _legal_mask(self, agent: str) -> Any:
         """``rules.legal_mask(state, agent)``, once per State."""
-        try:
-            return self._legal_masks[agent]
-        except KeyError:
+        # get() with a marker, not try/except: the first ask of every State is a miss, and a
+        # raised KeyError costs more than the lookup (None is a legal mask: a text action).
+        mask = self._legal_masks.get(agent, _NOT_BUILT)
+        if mask is _NOT_BUILT:
             # Read-only: infos and obs["action_mask"] hand it out, and the game's checks read it.
             mask = self._legal_masks[agent] = self._rules.legal_mask(self.state, agent)
             if not self.frozen_arrays and mask is not None:
                 read_only(mask)
-            return mask
+        return mask
 
     def action_mask(self, agent: str) -> Any:
         """``obs["action_mask"]`` of ``agent`` (PettingZoo's convention), from the rules'
