@@ -89,11 +89,18 @@ def _chooser(space: gymnasium.Space) -> Callable[[Any, int], Any]:
     if kind is gymnasium.spaces.Text:
         return lambda mask, step: _WORDS[step % len(_WORDS)]
     if kind is gymnasium.spaces.Dict:
-        entries = [(key, _chooser(entry)) for key, entry in space.spaces.items()]
+        # The Text entries' words depend on the step alone: one template per word, with the
+        # entries in the space's order, copied and completed by the other entries' choices.
+        texts = {key for key, entry in space.spaces.items() if type(entry) is gymnasium.spaces.Text}
+        others = [(key, _chooser(entry)) for key, entry in space.spaces.items() if key not in texts]
+        templates = [{key: word if key in texts else None for key in space.spaces} for word in _WORDS]
 
         def mapping(mask: Any, step: int) -> dict[str, Any]:
+            action = templates[step % len(_WORDS)].copy()
             masks = mask if type(mask) is dict else {}
-            return {key: choose(masks.get(key), step) for key, choose in entries}
+            for key, choose in others:
+                action[key] = choose(masks.get(key), step)
+            return action
 
         return mapping
     if kind is gymnasium.spaces.Tuple:

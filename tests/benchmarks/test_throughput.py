@@ -79,3 +79,23 @@ def test_scripted_choices_of_kept_and_writable_masks_agree():
         assert throughput.scripted_action(space, {}, {"action_mask": [0, 1, 1, 0, 1]}, step) == want
     writable[:] = [1, 0, 0, 0, 0]
     assert throughput.scripted_action(space, {"action_mask": writable}, {}, 2) == 0
+
+
+def test_scripted_dict_action_rotates_words_and_reads_each_entrys_mask():
+    """A Dict action: every Text entry the step's word, every Discrete entry its own mask's
+    rotated legal choice, the entries in the space's order, and a new dict each call."""
+    import gymnasium  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415
+
+    space = gymnasium.spaces.Dict({
+        "description": gymnasium.spaces.Text(20), "vote": gymnasium.spaces.Discrete(4),
+        "beliefs": gymnasium.spaces.Text(20), "card": gymnasium.spaces.Discrete(3),
+    })
+    masks = {"vote": np.array([0, 1, 0, 1], dtype=np.int8), "card": np.array([1, 1, 1], dtype=np.int8)}
+    for step in range(10):
+        word = throughput._WORDS[step % len(throughput._WORDS)]
+        action = throughput.scripted_action(space, {"action_mask": masks}, {}, step)
+        assert list(action) == list(space.spaces)  # (Gymnasium sorts the keys of a plain dict)
+        assert action == {"description": word, "vote": [1, 3][step % 2], "beliefs": word, "card": step % 3}
+        action["vote"] = -1  # the caller's own dict
+    assert throughput.scripted_action(space, {}, {}, 0)["vote"] == 0  # no mask: the step's index
