@@ -265,7 +265,7 @@ class DecryptoEnv(ClueGameEnv):
                     # the fallback keeps the valid hints of the last rejected set
                     self._rejected_parts = [h if type(h) is str else None for h in action]
                 return None, error
-            return tuple(str(h) for h in action), None
+            return tuple([str(h) for h in action]), None
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             return None, f"a guess must be an integer code index in 0..{len(self.codes) - 1}, got {describe(action)}"
         index = int(action)

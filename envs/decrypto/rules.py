@@ -324,6 +324,14 @@ class DecryptoRules(GameRules[DecryptoState]):
             return tuple([seat for seat in GUESSERS if seat not in guesses])
         return ("alice",) if phase == "encode" else ()  # GameRules.simultaneous: (to_move,) or ()
 
+    def acts_now(self, state: DecryptoState, seat: str) -> bool:
+        """``seat in self.simultaneous(state)``, without building the block (asked for every
+        observation with an action mask)."""
+        phase = state.phase
+        if phase == "decode":
+            return seat in GUESSERS and seat not in state.guesses
+        return phase == "encode" and seat == "alice"
+
     def legal_mask(self, state: DecryptoState, seat: str) -> np.ndarray | None:
         """Bob's and Eve's legal codes (index ``i`` is ``codes[i]``): every code not revealed
         in an earlier turn, while the seat still has to guess this turn; all zeros otherwise.
