@@ -104,8 +104,8 @@ def _chooser(space: gymnasium.Space) -> Callable[[Any, int], Any]:
 
         return mapping
     if kind is gymnasium.spaces.Tuple:
-        parts = [_chooser(entry) for entry in space.spaces]
-        return lambda mask, step: tuple(choose(None, step + i) for i, choose in enumerate(parts))
+        parts = list(enumerate(_chooser(entry) for entry in space.spaces))
+        return lambda mask, step: tuple([choose(None, step + i) for i, choose in parts])
     return lambda mask, step: space.sample()
 
 

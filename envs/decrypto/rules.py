@@ -40,6 +40,7 @@ from cluegym.envs.core.text import to_charset, type_name
 SEATS: tuple[str, str, str] = ("alice", "bob", "eve")
 #: The seats that guess each turn, in the order the AEC env asks them.
 GUESSERS: tuple[str, str] = ("bob", "eve")
+_GUESSER_SET = frozenset(GUESSERS)  # "every guesser has guessed" as one set comparison
 #: Shown in place of a hint that was rejected too often (the fallback): it carries no meaning.
 PASS_HINT = "(pass)"
 # A hint word: letters and digits, inner ' - . & allowed (``R2-D2``, ``7-Eleven``, ``AT&T``),
@@ -375,7 +376,7 @@ class DecryptoRules(GameRules[DecryptoState]):
             raise RuntimeError(f"{seat!r} cannot guess now (phase {state.phase!r})")
         guesses[seat] = self.codes[int(action)]
         events: list[dict[str, Any]] = [{"type": "guess", "seat": seat, "turn": state.turn}]
-        if all(guesser in guesses for guesser in GUESSERS):  # no guessers left: reveal
+        if guesses.keys() >= _GUESSER_SET:  # no guessers left: reveal
             record = self._resolve_turn(state, rng)
             events.append({"type": "reveal", **record.as_dict()})
             if state.winner is not None:

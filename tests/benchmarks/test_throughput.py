@@ -99,3 +99,14 @@ def test_scripted_dict_action_rotates_words_and_reads_each_entrys_mask():
         assert action == {"description": word, "vote": [1, 3][step % 2], "beliefs": word, "card": step % 3}
         action["vote"] = -1  # the caller's own dict
     assert throughput.scripted_action(space, {}, {}, 0)["vote"] == 0  # no mask: the step's index
+
+
+def test_scripted_tuple_action_rotates_each_part_by_its_position():
+    """A Tuple action (Decrypto's hints): part ``i`` is the choice for step + i."""
+    import gymnasium  # noqa: PLC0415
+
+    space = gymnasium.spaces.Tuple([gymnasium.spaces.Text(20)] * 3 + [gymnasium.spaces.Discrete(2)])
+    words = throughput._WORDS
+    for step in range(10):
+        action = throughput.scripted_action(space, {}, {}, step)
+        assert action == tuple(words[(step + i) % len(words)] for i in range(3)) + ((step + 3) % 2,)
