@@ -61,8 +61,7 @@ class SeatInfos(dict):
             self._built(seat)
 
     # Reading one entry ----------------------------------------------------------------------
-    def __getitem__(self, seat: str) -> Any:
-        return self._built(seat)
+    __getitem__ = _built  # itself, not a call of it: env.last() reads an entry at every step
 
     def get(self, seat: str, default: Any = None) -> Any:
         return self._built(seat) if dict.__contains__(self, seat) else default

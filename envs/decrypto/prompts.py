@@ -301,21 +301,21 @@ def turn_request(seat: str, state: DecryptoState, cfg: DecryptoConfig) -> str:
 def _request(seat: str, state: DecryptoState, cfg: DecryptoConfig, tail: str | None) -> str:
     """:func:`turn_request`; ``tail``: the seat's constant ending (see :func:`seat_texts`),
     None to look it up."""
-    header = turn_header(state) + "\n"
+    # Each request is one f-string (one copy of its parts, not one per "+").
+    header = turn_header(state)
     if state.phase == "over":
-        return header + f"The game is over: {state.winner} won ({state.end_reason})."
+        return f"{header}\nThe game is over: {state.winner} won ({state.end_reason})."
     if tail is None:
         tail = cached_call(_request_tails, cfg)[seat if seat in ("alice", "bob") else "eve"]
     if seat == "alice":
         keywords, code = state.keywords, state.code
-        targets = "{" + ", ".join([f"{d}: {keywords[d - 1]}" for d in code]) + "}"
-        return (header + "You are the Encoder.\n" + _keywords_line(cfg.num_keywords, keywords)
-                + f"\nThe code is {format_code(code)}, which corresponds to the keywords {targets}." + tail)
+        targets = ", ".join([f"{d}: {keywords[d - 1]}" for d in code])
+        return (f"{header}\nYou are the Encoder.\n{_keywords_line(cfg.num_keywords, keywords)}\nThe code is "
+                f"{format_code(code)}, which corresponds to the keywords {{{targets}}}.{tail}")
     hints = _hints_line(state.hints, cfg.code_length)
     if seat == "bob":
-        return (header + "You are the Decoder.\n" + _keywords_line(cfg.num_keywords, state.keywords) + "\n"
-                + hints + tail)
-    return header + "You are the Interceptor.\n" + hints + tail
+        return f"{header}\nYou are the Decoder.\n{_keywords_line(cfg.num_keywords, state.keywords)}\n{hints}{tail}"
+    return f"{header}\nYou are the Interceptor.\n{hints}{tail}"
 
 
 def _hints_line(hints: Sequence[str], k: int) -> str:
@@ -385,7 +385,7 @@ def full_prompt(seat: str, state: DecryptoState, cfg: DecryptoConfig, summaries:
     if summaries is None:
         summaries = turn_summaries(state, cfg)
     prefix, tail = seat_texts(seat, cfg) if texts is None else texts
-    return prefix + summaries + _request(seat, state, cfg, tail)
+    return f"{prefix}{summaries}{_request(seat, state, cfg, tail)}"  # one copy of the long prefix
 
 
 def seat_texts(seat: str, cfg: DecryptoConfig) -> tuple[str, str]:
