@@ -285,8 +285,15 @@ def _turn_block(turn: int, code: tuple, hints: tuple, bob_guess: tuple, eve_gues
 
 def turn_header(state: DecryptoState) -> str:
     """``Turn 2: 0 Miscommunications, 0 Interceptions so far.``"""
-    return (f"Turn {state.turn + 1}: {state.miscommunications} Miscommunications, "
-            f"{state.interceptions} Interceptions so far.")
+    try:  # every observation starts its request with one of a few dozen headers
+        return _header(state.turn, state.miscommunications, state.interceptions)
+    except TypeError:  # unhashable counts (a hand-built state)
+        return _header.__wrapped__(state.turn, state.miscommunications, state.interceptions)
+
+
+@functools.lru_cache(maxsize=256)
+def _header(turn: int, miscommunications: int, interceptions: int) -> str:
+    return f"Turn {turn + 1}: {miscommunications} Miscommunications, {interceptions} Interceptions so far."
 
 
 def _placeholders(k: int) -> list[str]:
