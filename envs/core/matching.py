@@ -443,16 +443,23 @@ def _single_word_forms(words: tuple[str, ...]) -> frozenset[str] | None:
     for word in words:
         if type(word) is not str:
             return None
-        parts = _parts(word)
-        if not parts:  # a word without a token is said by no text
-            continue
-        if len(parts) > 1:
+        word_set = _one_word_forms(word)  # kept per word: a game's tuple of words is new
+        if word_set is None:
             return None
-        part_forms = word_forms(parts[0])
-        if part_forms is None:
-            return None
-        forms |= part_forms
+        forms |= word_set
     return frozenset(forms)
+
+
+@functools.lru_cache(maxsize=16384)
+def _one_word_forms(word: str) -> frozenset[str] | None:
+    """:func:`_single_word_forms` of one word: its forms (none for a word without a token,
+    which no text says), or None for a phrase or a part too long to keep forms of."""
+    parts = _parts(word)
+    if not parts:
+        return frozenset()
+    if len(parts) > 1:
+        return None
+    return word_forms(parts[0])
 
 
 #: Decrypto's hint rules (:func:`hint_keyword`): ``"paper"`` (the default) and ``"substring"``.
