@@ -86,6 +86,8 @@ def _fresh_dicts(value: Any) -> Any:
 
 #: The value of a seat's legal mask not built yet for the current State (see _legal_mask).
 _NOT_BUILT = object()
+#: How many built action masks an env keeps (see ClueGameEnv.action_mask).
+_BUILT_MASKS_KEPT = 1024
 
 #: Longest forfeit reason kept in a record (longer ones are clipped).
 FORFEIT_REASON_MAX_CHARS = 2000
@@ -158,8 +160,9 @@ class ClueGameEnv(AECEnv):
         #: the function that builds its action mask, the cleaner of its actions' text.
         self._mask_builders: dict[str, tuple[gymnasium.Space, Any]] = {}
         self._cleaners: dict[str, tuple[gymnasium.Space, ActionTextCleaner]] = {}
-        #: Per seat, the last action mask built: (legal mask, acting, action space, mask).
-        self._built_masks: dict[str, tuple[Any, bool, gymnasium.Space, Any]] = {}
+        #: Action masks built, by (seat, id of the rules' legal mask, acting): (legal mask,
+        #: action space, mask).
+        self._built_masks: dict[tuple[str, int, bool], tuple[Any, gymnasium.Space, Any]] = {}
         self._seed: int | None = None
         #: Draws the seed of each game started by ``reset()`` without a seed (see :meth:`reset`).
         self._seed_generator: np.random.Generator | None = None
@@ -338,13 +341,18 @@ class ClueGameEnv(AECEnv):
         legal = self._legal_mask(agent)
         # The rules may return the same (never changed) mask again: what was built from it
         # holds (see GameRules.legal_mask), for the same action space.
+        # Kept per seat and legal mask (by identity, the mask held so that its id stays its
+        # own): a seat meets the same few masks again (its block's, nobody's, a revealed set's).
         space = self.action_spaces[agent]
-        kept = self._built_masks.get(agent)
-        if kept is not None and kept[0] is legal and kept[1] is acting and kept[2] is space:
-            return kept[3]
+        key = (agent, id(legal), acting)
+        kept = self._built_masks.get(key)
+        if kept is not None and kept[0] is legal and kept[1] is space:
+            return kept[2]
         build = self._for_space(self._mask_builders, agent, action_mask_builder)
         mask = build(legal, acting)
-        self._built_masks[agent] = (legal, acting, space, mask)
+        if len(self._built_masks) >= _BUILT_MASKS_KEPT:
+            self._built_masks.clear()
+        self._built_masks[key] = (legal, space, mask)
         return mask
 
     def _for_space(self, made: dict[str, tuple[gymnasium.Space, Any]], agent: str, make: Any) -> Any:

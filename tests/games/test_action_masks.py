@@ -63,3 +63,17 @@ def test_a_replaced_action_space_gets_its_own_mask():
     game_env._state_changed()
     rebuilt = game_env.action_mask(seat)
     assert rebuilt is not before and _same(rebuilt, before)
+
+
+def test_a_kept_mask_is_kept_for_acting_and_waiting_apart():
+    """The adapter keeps built masks per legal mask and per "acting": the same legal mask
+    shown to a seat outside the block is all zeros, not the block's kept mask."""
+    env = cluegym.make("decrypto")
+    env.reset(seed=0)
+    game_env = env.unwrapped
+    env.step(("river", "stone", "lantern"))  # Alice's hints: Bob and Eve guess now
+    acting = game_env.action_mask("bob")
+    assert acting.any()
+    game_env._rules.acts_now = lambda state, seat: False  # the same legal mask, not acting
+    waiting = game_env.action_mask("bob")
+    assert game_env._legal_mask("bob").any() and not waiting.any()
