@@ -544,21 +544,27 @@ class ClueGameEnv(AECEnv):
         self._state_changed()
         entry["events"] = events if self._rules.plain_json else to_jsonable(events)
         self._steps.append(entry)
-        for seat, reward in self._rules.step_rewards(self.state, events).items():
+        step_rewards = self._rules.step_rewards(self.state, events)
+        for seat, reward in step_rewards.items():
             self.rewards[seat] += float(reward)
         next_agent = self._rules.to_move(self.state)
         self._refresh_infos()
         if info:
             self.infos[agent].update(info)
+        rewarded = bool(step_rewards)
         if next_agent is None:
             for seat, reward in self._rules.rewards(self.state).items():
                 self.rewards[seat] += float(reward)
+                rewarded = True
             for seat in self.agents:
                 self.terminations[seat] = True
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = next_agent
-        self._accumulate_rewards()
+        # The rewards were cleared when this decision began (_begin_decision): a move that
+        # gave none has nothing to accumulate (most moves).
+        if rewarded:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
