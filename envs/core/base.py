@@ -340,9 +340,9 @@ class ClueGameEnv(AECEnv):
         acting = self.state is not None and bool(self._rules.acts_now(self.state, agent))
         legal = self._legal_mask(agent)
         # The rules may return the same (never changed) mask again: what was built from it
-        # holds (see GameRules.legal_mask), for the same action space.
-        # Kept per seat and legal mask (by identity, the mask held so that its id stays its
-        # own): a seat meets the same few masks again (its block's, nobody's, a revealed set's).
+        # holds (see GameRules.legal_mask), for the same action space. Kept per seat, legal
+        # mask (by identity, the mask held so that its id stays its own) and acting: a seat
+        # meets the same few masks again (its block's, nobody's, a revealed set's).
         space = self.action_spaces[agent]
         key = (agent, id(legal), acting)
         kept = self._built_masks.get(key)

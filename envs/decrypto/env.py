@@ -70,7 +70,7 @@ from cluegym.envs.core.data import shipped_word_list, word_list_option
 from cluegym.envs.core.rng import integers
 from cluegym.envs.core.text import describe
 from cluegym.envs.decrypto.prompts import (
-    full_prompt, history_key, history_lines, quote_hint, seat_texts, summaries_text, turn_block,
+    full_prompt, history_key, history_lines, quote_hint, seat_texts, summaries_text, turn_block, turn_key,
 )
 from cluegym.envs.decrypto.rules import (
     PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, DecryptoState, all_codes, format_code, metrics,
@@ -212,8 +212,7 @@ class DecryptoEnv(ClueGameEnv):
         elif kept is not None and kept[1] is cfg and len(records) == len(kept[0]) + 1 and records[:-1] == kept[0]:
             # One more turn than the view kept (the usual step of a game): extended from it
             # directly, without the history's key and the cache's lookups of every turn.
-            r = records[-1]
-            past = _extend_past(kept[2], (r.turn, r.code, r.hints, r.bob_guess, r.eve_guess), len(records) - 1, t)
+            past = _extend_past(kept[2], turn_key(records[-1]), len(records) - 1, t)
             self._kept_past = (records, cfg, past)
         else:
             key = history_key(state)

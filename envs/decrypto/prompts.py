@@ -216,7 +216,13 @@ def history_key(state: DecryptoState) -> tuple:
     """The resolved turns' contents, ``((turn, code, hints, bob_guess, eve_guess), ...)``:
     what every view of the past turns is a function of (hashable for a state the rules
     built; a hand-built one may hold lists)."""
-    return tuple([(r.turn, r.code, r.hints, r.bob_guess, r.eve_guess) for r in state.history])
+    return tuple([turn_key(r) for r in state.history])
+
+
+def turn_key(record: Any) -> tuple:
+    """One resolved turn's entry of :func:`history_key`: ``(turn, code, hints, bob_guess,
+    eve_guess)`` of a :class:`~cluegym.envs.decrypto.rules.TurnRecord`."""
+    return (record.turn, record.code, record.hints, record.bob_guess, record.eve_guess)
 
 
 def turn_summaries(state: DecryptoState, cfg: DecryptoConfig) -> str:
@@ -285,10 +291,8 @@ def _turn_block(turn: int, code: tuple, hints: tuple, bob_guess: tuple, eve_gues
 
 def turn_header(state: DecryptoState) -> str:
     """``Turn 2: 0 Miscommunications, 0 Interceptions so far.``"""
-    try:  # every observation starts its request with one of a few dozen headers
-        return _header(state.turn, state.miscommunications, state.interceptions)
-    except TypeError:  # unhashable counts (a hand-built state)
-        return _header.__wrapped__(state.turn, state.miscommunications, state.interceptions)
+    # every observation starts its request with one of a few dozen headers
+    return cached_call(_header, state.turn, state.miscommunications, state.interceptions)
 
 
 @functools.lru_cache(maxsize=256)
