@@ -11,11 +11,22 @@ Two optional C extensions are built where a C compiler and the Python headers ar
 draws, for the generator of every reset and the games' scalar draws, ``envs/core/_rng.c``).
 Without a compiler the install still succeeds and both run their Python (numpy) paths: the
 same digests, generators and draws, slower.
+
+The game layer (every module under ``envs/`` but the packages' ``__init__.py``) is compiled
+with Cython where Cython and a compiler are present (``CLUEGYM_NO_COMPILE=1`` skips it): the
+same source, compiled as it is. The build writes ``envs/_compiled.json`` (beside the
+modules, in the wheel or the checkout), the digest of each compiled module's source, which
+``cluegym.compiled`` reads to load a build only while its source is unchanged. Any module that
+fails to compile runs as Python.
 """
 
+import hashlib
+import json
+import os
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).parent
 NAMESPACE = {
@@ -51,10 +62,97 @@ def _discover() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
     return packages, package_dir, package_data
 
 
+#: The folder of the compiled game layer, its package, and the manifest of its builds (read by
+#: cluegym/compiled.py, which names the same file).
+GAME_LAYER, GAME_PACKAGE, MANIFEST = "envs", "cluegym.envs", "_compiled.json"
+
+
+def _game_layer_sources() -> list[Path]:
+    """The game layer's modules that are compiled: every .py under envs/ but __init__.py."""
+    folder = ROOT / GAME_LAYER
+    return sorted(
+        path for path in folder.rglob("*.py")
+        if path.name != "__init__.py" and not {"__pycache__", "data"} & set(path.relative_to(folder).parts)
+    )
+
+
+def _module_name(path: Path) -> str:
+    """The dotted name of a game-layer module: envs/core/base.py -> cluegym.envs.core.base."""
+    return ".".join([GAME_PACKAGE, *path.relative_to(ROOT / GAME_LAYER).with_suffix("").parts])
+
+
+def _compiled_game_layer() -> list[Extension]:
+    """One optional Cython extension per game-layer module, or none (no Cython, or
+    ``CLUEGYM_NO_COMPILE=1``)."""
+    if os.environ.get("CLUEGYM_NO_COMPILE", "") not in ("", "0"):
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        print("cluegym: Cython is not installed; the game layer runs as Python")
+        return []
+    # Plain Python semantics: no C types inferred for variables or taken from annotations (a
+    # numpy integer stays welcome where a hint says int), and functions keep their
+    # signatures and pickle by name.
+    directives = {"language_level": 3, "binding": True, "annotation_typing": False, "infer_types": False}
+    extensions = []
+    for path in _game_layer_sources():
+        name = _module_name(path)
+        module = Extension(name, [str(path.relative_to(ROOT))], optional=True)
+        try:
+            (module,) = cythonize([module], build_dir="build/cython", quiet=True, compiler_directives=directives)
+        except Exception as exc:  # noqa: BLE001 - Cython cannot compile this module: it runs as Python
+            print(f"cluegym: {name} is not compiled ({type(exc).__name__}); it runs as Python")
+            continue
+        module.py_source = path  # for the manifest's digest
+        extensions.append(module)
+    return extensions
+
+
+class BuildExt(build_ext):
+    """build_ext that writes the game layer's manifest: per module compiled now, its build
+    and the SHA-256 of its source. A module whose compile failed has no entry (and no
+    build: the old ones are removed first), so it runs as Python."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:  # ~45 modules: compile them on every core
+            self.parallel = os.cpu_count() or 1
+
+    def run(self) -> None:
+        compiled = [ext for ext in self.extensions if ext.name in COMPILED_NAMES]
+        # Every game module's old build goes, compiled now or not: one that does not compile
+        # any more must not be found beside its source.
+        for path in _game_layer_sources():
+            Path(self.get_ext_fullpath(_module_name(path))).unlink(missing_ok=True)
+        super().run()
+        folder = Path(self.get_ext_fullpath(GAME_PACKAGE + ".x")).parent
+        modules = {}
+        for ext in compiled:
+            build = Path(self.get_ext_fullpath(ext.name))
+            if not build.is_file():
+                continue
+            source = ext.py_source
+            modules[ext.name] = {
+                "source": source.relative_to(ROOT / GAME_LAYER).as_posix(),
+                "build": build.relative_to(folder).as_posix(),
+                "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+            }
+        manifest = folder / MANIFEST
+        if modules:
+            manifest.write_text(json.dumps({"modules": modules}, indent=1, sort_keys=True) + "\n")
+        else:
+            manifest.unlink(missing_ok=True)
+
+
 PACKAGES, PACKAGE_DIR, PACKAGE_DATA = _discover()
 EXTENSIONS = [
     # optional: a failed compile is a warning, and the Python side falls back (record.py, rng.py)
     Extension("cluegym.envs.core._digest", ["envs/core/_digest.c"], optional=True),
     Extension("cluegym.envs.core._rng", ["envs/core/_rng.c"], optional=True),
 ]
-setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA, ext_modules=EXTENSIONS)
+COMPILED = _compiled_game_layer()
+COMPILED_NAMES = {ext.name for ext in COMPILED}
+EXTENSIONS += COMPILED
+setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA, ext_modules=EXTENSIONS,
+      cmdclass={"build_ext": BuildExt})

@@ -17,7 +17,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cluegym.envs.core.registry import (
+from cluegym import compiled
+
+# Before any game module loads: the compiled game layer is loaded only while its sources are
+# the ones it was built from (see cluegym/compiled.py).
+compiled.install()
+
+from cluegym.envs.core.registry import (  # noqa: E402 - after the finder, on purpose
     GameSpec,
     env_class,
     env_module,

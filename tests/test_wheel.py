@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import shutil
 import subprocess
 import sys
@@ -21,7 +23,7 @@ def test_wheel_imports_every_module(tmp_path):
     # files (a module deleted since) would otherwise end up in the wheel and in the checkout.
     source = tmp_path / "src"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "runs", "*.so"))
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "runs", "*.so", "_compiled.json"))
     dist = tmp_path / "dist"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(dist)],
@@ -42,6 +44,15 @@ def test_wheel_imports_every_module(tmp_path):
     for extension in ("_digest", "_rng"):
         built = any(n.startswith(f"cluegym/envs/core/{extension}") and n.endswith(".so") for n in names)
         assert built or not compiler, f"cluegym.envs.core.{extension} was not built into the wheel"
+    # So is the game layer, with Cython (a test dependency): a build per module, and the
+    # manifest of their sources' digests that cluegym.compiled reads.
+    cython = importlib.util.find_spec("Cython") is not None
+    compiled = compiler and cython
+    if compiled:
+        manifest = json.loads(zipfile.ZipFile(wheel).read("cluegym/envs/_compiled.json"))["modules"]
+        assert "cluegym.envs.core.base" in manifest and "cluegym.envs.undercover.rules" in manifest
+        for entry in manifest.values():
+            assert f"cluegym/envs/{entry['build']}" in names and f"cluegym/envs/{entry['source']}" in names
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)
@@ -58,6 +69,10 @@ def test_wheel_imports_every_module(tmp_path):
         "    importlib.import_module(m)\n"
         "from cluegym.envs.core import record, rng\n"
         f"assert (record.ACCELERATED and rng.ACCELERATED) or not {compiler!r}\n"
-        "print(len(sys.modules))\n"
+        "from cluegym.compiled import compiled_modules\n"
+        "running = compiled_modules()\n"
+        f"assert ('cluegym.envs.core.base' in running and 'cluegym.envs.decrypto.env' in running) or not {compiled!r}\n"
+        "assert all(path.startswith(" + repr(str(site)) + ") for path in running.values()), running\n"
+        "print(len(sys.modules), len(running))\n"
     )
     subprocess.run([str(py), "-c", code], check=True, cwd=tmp_path)

@@ -1,0 +1,139 @@
+"""The compiled game layer (cluegym/compiled.py): built where it can be, loaded only while its
+sources are the ones it was built from, and the same games as the Python sources."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import cluegym
+from cluegym.compiled import OFF_SWITCH, CompiledModuleFinder, compiled_modules, read_manifest
+
+ENVS = Path(importlib.util.find_spec("cluegym.envs").submodule_search_locations[0])
+BUILD_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+def _fake_build(tmp_path: Path, source_text: str = "VALUE = 1\n") -> tuple[Path, dict[str, dict[str, str]]]:
+    """A folder with ``game/rules.py``, a file standing for its build, and their manifest."""
+    (tmp_path / "game").mkdir()
+    source = tmp_path / "game" / "rules.py"
+    source.write_text(source_text)
+    (tmp_path / "game" / f"rules{BUILD_SUFFIX}").write_bytes(b"")
+    entry = {"source": "game/rules.py", "build": f"game/rules{BUILD_SUFFIX}",
+             "sha256": hashlib.sha256(source.read_bytes()).hexdigest()}
+    return source, {"fake.game.rules": entry}
+
+
+def test_the_build_is_found_while_its_source_is_unchanged(tmp_path, monkeypatch):
+    monkeypatch.delenv(OFF_SWITCH, raising=False)
+    _, modules = _fake_build(tmp_path)
+    finder = CompiledModuleFinder(tmp_path, modules)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        spec = finder.find_spec("fake.game.rules")
+    assert spec.origin == str(tmp_path / "game" / f"rules{BUILD_SUFFIX}")
+    assert isinstance(spec.loader, importlib.machinery.ExtensionFileLoader)
+    assert finder.find_spec("fake.game.other") is None  # not compiled: left to the other finders
+
+
+def test_an_edited_source_runs_as_python_with_a_warning(tmp_path, monkeypatch):
+    monkeypatch.delenv(OFF_SWITCH, raising=False)
+    source, modules = _fake_build(tmp_path)
+    source.write_text("VALUE = 2\n")  # edited after the build
+    with pytest.warns(RuntimeWarning, match="edited since it was compiled.*pip install -e"):
+        spec = CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules")
+    assert spec.origin == str(source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.VALUE == 2
+
+
+def test_the_off_switch_runs_every_source_as_python(tmp_path, monkeypatch):
+    source, modules = _fake_build(tmp_path)
+    monkeypatch.setenv(OFF_SWITCH, "1")
+    assert CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules").origin == str(source)
+    monkeypatch.setenv(OFF_SWITCH, "0")  # "0" and "" leave it off
+    assert CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules").origin.endswith(BUILD_SUFFIX)
+
+
+def test_a_removed_source_does_not_let_its_old_build_stand_in(tmp_path, monkeypatch):
+    monkeypatch.delenv(OFF_SWITCH, raising=False)
+    source, modules = _fake_build(tmp_path)
+    source.unlink()
+    with pytest.raises(ModuleNotFoundError, match="source is gone"):
+        CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules")
+
+
+def test_a_missing_build_runs_the_source(tmp_path, monkeypatch):
+    monkeypatch.delenv(OFF_SWITCH, raising=False)
+    source, modules = _fake_build(tmp_path)
+    (tmp_path / "game" / f"rules{BUILD_SUFFIX}").unlink()
+    assert CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules").origin == str(source)
+
+
+def test_an_unreadable_manifest_compiles_nothing(tmp_path):
+    assert read_manifest(tmp_path) == {}
+    (tmp_path / "_compiled.json").write_text("{not json")
+    assert read_manifest(tmp_path) == {}
+    (tmp_path / "_compiled.json").write_text(json.dumps({"modules": ["a"]}))
+    assert read_manifest(tmp_path) == {}
+
+
+def _can_compile() -> bool:
+    return bool(shutil.which("cc") or shutil.which("gcc")) and importlib.util.find_spec("Cython") is not None
+
+
+@pytest.mark.skipif(os.environ.get(OFF_SWITCH, "") not in ("", "0"), reason="the game layer runs as Python on request")
+def test_the_installed_game_layer_runs_compiled():
+    # scripts/setup.sh --test installs Cython, and the machine has a compiler: CI runs the
+    # compiled game layer, every module of the manifest, each from the build of its source.
+    modules = read_manifest(ENVS)
+    if not modules:
+        assert not _can_compile(), "Cython and a C compiler are here but the game layer was not compiled"
+        pytest.skip("the game layer is not compiled here")
+    for name, entry in modules.items():
+        assert hashlib.sha256((ENVS / entry["source"]).read_bytes()).hexdigest() == entry["sha256"], (
+            f"{entry['source']} changed since the build: rerun `pip install -e .`")
+    cluegym.make("undercover")  # imports the env, its rules, the adapter
+    running = compiled_modules()
+    for name in ("cluegym.envs.core.base", "cluegym.envs.core.record", "cluegym.envs.undercover.rules"):
+        assert name in modules and running.get(name) == str(ENVS / modules[name]["build"])
+
+
+_PLAY = """
+import json, sys
+import cluegym
+from cluegym.benchmarks.throughput import play_game
+records = {}
+for game in sys.argv[1:]:
+    env = cluegym.make(game)
+    for seed in range(3):
+        play_game(env, seed, seed * 7)
+        records[f"{game}/{seed}"] = env.unwrapped.game_record()
+print(json.dumps([sorted(cluegym.compiled.compiled_modules()), records], sort_keys=True))
+"""
+
+
+@pytest.mark.slow
+def test_the_compiled_and_the_python_game_layer_play_the_same_games():
+    # The same seeds and actions give the same records, step digests included, either way.
+    runs = {}
+    for off in ("1", "0"):
+        done = subprocess.run(
+            [sys.executable, "-c", _PLAY, "decrypto", "undercover", "taboo", "dixit"], capture_output=True,
+            text=True, timeout=600, env={**os.environ, OFF_SWITCH: off}, check=True,
+        )
+        runs[off] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert runs["1"][0] == []  # nothing compiled runs with the switch on
+    assert runs["0"][0] or not read_manifest(ENVS)
+    assert len(runs["1"][1]) == 12 and runs["1"][1] == runs["0"][1]
