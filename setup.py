@@ -13,11 +13,11 @@ Without a compiler the install still succeeds and both run their Python (numpy) 
 same digests, generators and draws, slower.
 
 The game layer (every module under ``envs/`` but the packages' ``__init__.py``) is compiled
-with Cython where Cython and a compiler are present (``CLUEGYM_NO_COMPILE=1`` skips it): the
-same source, compiled as it is. The build writes ``envs/_compiled.json`` (beside the
-modules, in the wheel or the checkout), the digest of each compiled module's source, which
-``cluegym.compiled`` reads to load a build only while its source is unchanged. Any module that
-fails to compile runs as Python.
+with Cython where Cython and a compiler are present
+(``CLUEGYM_NO_COMPILE=1`` skips it): the same source, compiled as it is. The build writes
+``cluegym/_compiled.json`` (in the wheel or the checkout), the digest of each compiled
+module's source, which ``cluegym.compiled`` reads to load a build only while its source is
+unchanged. Any module that fails to compile runs as Python.
 """
 
 import hashlib
@@ -62,28 +62,29 @@ def _discover() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
     return packages, package_dir, package_data
 
 
-#: The folder of the compiled game layer, its package, and the manifest of its builds (read by
-#: cluegym/compiled.py, which names the same file).
-GAME_LAYER, GAME_PACKAGE, MANIFEST = "envs", "cluegym.envs", "_compiled.json"
+#: The packages compiled with Cython (every module but __init__.py): the game layer. (The
+#: learning views in wrappers/ measured no faster compiled: docs/performance.md, "Fourteenth
+#: pass".) The manifest of the builds goes in the cluegym package folder (cluegym/compiled.py
+#: reads it there).
+COMPILED_PACKAGES = {"cluegym.envs": "envs"}
+MANIFEST_PACKAGE, MANIFEST_NAME = "cluegym", "_compiled.json"
 
 
-def _game_layer_sources() -> list[Path]:
-    """The game layer's modules that are compiled: every .py under envs/ but __init__.py."""
-    folder = ROOT / GAME_LAYER
-    return sorted(
-        path for path in folder.rglob("*.py")
-        if path.name != "__init__.py" and not {"__pycache__", "data"} & set(path.relative_to(folder).parts)
-    )
+def _compiled_sources() -> dict[str, tuple[str, Path]]:
+    """The compiled modules: dotted name -> (its package, its .py file)."""
+    sources = {}
+    for package, folder in COMPILED_PACKAGES.items():
+        root = ROOT / folder
+        for path in sorted(root.rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            if path.name != "__init__.py" and not {"__pycache__", "data"} & set(parts[:-1]):
+                sources[".".join([package, *parts])] = (package, path)
+    return sources
 
 
-def _module_name(path: Path) -> str:
-    """The dotted name of a game-layer module: envs/core/base.py -> cluegym.envs.core.base."""
-    return ".".join([GAME_PACKAGE, *path.relative_to(ROOT / GAME_LAYER).with_suffix("").parts])
-
-
-def _compiled_game_layer() -> list[Extension]:
-    """One optional Cython extension per game-layer module, or none (no Cython, or
-    ``CLUEGYM_NO_COMPILE=1``)."""
+def _cythonized() -> list[Extension]:
+    """One optional Cython extension per compiled module, or none (no Cython, or
+    ``CLUEGYM_NO_COMPILE=1``). A module Cython cannot compile is left out (it runs as Python)."""
     if os.environ.get("CLUEGYM_NO_COMPILE", "") not in ("", "0"):
         return []
     try:
@@ -96,23 +97,22 @@ def _compiled_game_layer() -> list[Extension]:
     # signatures and pickle by name.
     directives = {"language_level": 3, "binding": True, "annotation_typing": False, "infer_types": False}
     extensions = []
-    for path in _game_layer_sources():
-        name = _module_name(path)
+    for name, (_, path) in _compiled_sources().items():
         module = Extension(name, [str(path.relative_to(ROOT))], optional=True)
         try:
             (module,) = cythonize([module], build_dir="build/cython", quiet=True, compiler_directives=directives)
         except Exception as exc:  # noqa: BLE001 - Cython cannot compile this module: it runs as Python
             print(f"cluegym: {name} is not compiled ({type(exc).__name__}); it runs as Python")
             continue
-        module.py_source = path  # for the manifest's digest
         extensions.append(module)
     return extensions
 
 
 class BuildExt(build_ext):
-    """build_ext that writes the game layer's manifest: per module compiled now, its build
-    and the SHA-256 of its source. A module whose compile failed has no entry (and no
-    build: the old ones are removed first), so it runs as Python."""
+    """build_ext that writes the manifest of the compiled modules: per package, per module
+    compiled now, its source, its build (relative to the package's folder) and the SHA-256
+    of its source. A module whose compile failed has no entry (and no build: the old ones
+    are removed first), so it runs as Python."""
 
     def finalize_options(self) -> None:
         super().finalize_options()
@@ -120,29 +120,29 @@ class BuildExt(build_ext):
             self.parallel = os.cpu_count() or 1
 
     def run(self) -> None:
-        compiled = [ext for ext in self.extensions if ext.name in COMPILED_NAMES]
-        # Every game module's old build goes, compiled now or not: one that does not compile
-        # any more must not be found beside its source.
-        for path in _game_layer_sources():
-            Path(self.get_ext_fullpath(_module_name(path))).unlink(missing_ok=True)
+        sources = _compiled_sources()
+        # Every compiled module's old build goes, compiled now or not: one that does not
+        # compile any more must not be found beside its source.
+        for name in sources:
+            Path(self.get_ext_fullpath(name)).unlink(missing_ok=True)
         super().run()
-        folder = Path(self.get_ext_fullpath(GAME_PACKAGE + ".x")).parent
-        modules = {}
-        for ext in compiled:
+        manifest: dict[str, dict[str, dict[str, str]]] = {}
+        for ext in self.extensions:
             build = Path(self.get_ext_fullpath(ext.name))
-            if not build.is_file():
+            if ext.name not in sources or not build.is_file():
                 continue
-            source = ext.py_source
-            modules[ext.name] = {
-                "source": source.relative_to(ROOT / GAME_LAYER).as_posix(),
+            package, source = sources[ext.name]
+            folder = Path(self.get_ext_fullpath(package + ".x")).parent
+            manifest.setdefault(package, {})[ext.name] = {
+                "source": source.relative_to(ROOT / COMPILED_PACKAGES[package]).as_posix(),
                 "build": build.relative_to(folder).as_posix(),
                 "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
             }
-        manifest = folder / MANIFEST
-        if modules:
-            manifest.write_text(json.dumps({"modules": modules}, indent=1, sort_keys=True) + "\n")
+        path = Path(self.get_ext_fullpath(MANIFEST_PACKAGE + ".x")).parent / MANIFEST_NAME
+        if manifest:
+            path.write_text(json.dumps({"packages": manifest}, indent=1, sort_keys=True) + "\n")
         else:
-            manifest.unlink(missing_ok=True)
+            path.unlink(missing_ok=True)
 
 
 PACKAGES, PACKAGE_DIR, PACKAGE_DATA = _discover()
@@ -151,8 +151,6 @@ EXTENSIONS = [
     Extension("cluegym.envs.core._digest", ["envs/core/_digest.c"], optional=True),
     Extension("cluegym.envs.core._rng", ["envs/core/_rng.c"], optional=True),
 ]
-COMPILED = _compiled_game_layer()
-COMPILED_NAMES = {ext.name for ext in COMPILED}
-EXTENSIONS += COMPILED
+EXTENSIONS += _cythonized()
 setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data=PACKAGE_DATA, ext_modules=EXTENSIONS,
       cmdclass={"build_ext": BuildExt})

@@ -1,11 +1,11 @@
-"""The compiled game layer: which modules run as Cython builds, and a guard against stale ones.
+"""The compiled modules: which run as Cython builds, and a guard against stale ones.
 
 ``pip install`` compiles the game layer (every module under ``envs/`` but the packages'
-``__init__.py``, listed in setup.py) with Cython where Cython and a C compiler are present:
-the same Python source, compiled as it is (no type declarations), ~6-20% more env steps per
-second (docs/performance.md, "Fourteenth pass"). Without them the install still succeeds and
-the sources run as Python. The build writes a manifest, ``envs/_compiled.json``: per compiled
-module, its build and the SHA-256 of the source it was built from.
+``__init__.py``; setup.py's ``COMPILED_PACKAGES``) with Cython where Cython and a C compiler
+are present: the same Python source, compiled as it is (no type declarations), for 10-20%
+more env steps per second (docs/performance.md, "Fourteenth pass"). Without them the install still succeeds and the sources run as Python. The build
+writes a manifest, ``cluegym/_compiled.json``: per compiled module, its build and the SHA-256
+of the source it was built from.
 
 An editable install keeps each build beside its source, and Python prefers a build to the
 source beside it: a source edited since the build would silently not run. So
@@ -38,7 +38,7 @@ from typing import Any
 #: The environment variable that, set to anything but ``""`` or ``"0"``, runs every compiled
 #: module's source as Python.
 OFF_SWITCH = "CLUEGYM_PURE_PYTHON"
-#: The build's manifest, beside the game layer's package (``cluegym.envs``) folder's modules.
+#: The build's manifest, in the cluegym package's folder (setup.py writes it).
 MANIFEST_NAME = "_compiled.json"
 
 
@@ -52,28 +52,25 @@ class CompiledModuleFinder(importlib.abc.MetaPathFinder):
     else the source (with a warning), and every source while :data:`OFF_SWITCH` is set.
 
     Args:
-        root: the folder the manifest's paths are relative to (the ``envs/`` folder).
-        modules: the manifest's ``modules``: dotted name -> ``{"source": relative path of
-            the .py, "build": relative path of its build, "sha256": the source's digest}``.
+        modules: dotted name -> ``(source .py path, build path, the source's SHA-256 at
+            the build)``.
 
     Modules not in the manifest are left to the other finders.
     """
 
-    def __init__(self, root: Path, modules: dict[str, dict[str, str]]) -> None:
-        self.root = root
+    def __init__(self, modules: dict[str, tuple[Path, Path, str]]) -> None:
         self.modules = modules
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         entry = self.modules.get(fullname)
         if entry is None:
             return None
-        source = self.root / entry["source"]
-        build = self.root / entry["build"]
+        source, build, digest = entry
         if not source.is_file():  # deleted since the build: its build must not stand in for it
             raise ModuleNotFoundError(f"No module named {fullname!r} (its source is gone; its old build is ignored)",
                                       name=fullname)
         if os.environ.get(OFF_SWITCH, "") in ("", "0") and build.is_file():
-            if source_digest(source) == entry["sha256"]:
+            if source_digest(source) == digest:
                 return importlib.util.spec_from_file_location(fullname, build)
             warnings.warn(
                 f"{fullname} was edited since it was compiled: running its Python source "
@@ -82,38 +79,45 @@ class CompiledModuleFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source)
 
 
-def read_manifest(folder: Path) -> dict[str, dict[str, str]]:
-    """The ``modules`` of ``folder``'s build manifest; empty where there is none (nothing was
-    compiled) or it cannot be read."""
+def read_manifest(path: Path) -> dict[str, tuple[Path, Path, str]]:
+    """The compiled modules the manifest at ``path`` lists, each as
+    :class:`CompiledModuleFinder` takes it (its package's folder found without importing
+    the package); empty where there is no manifest (nothing was compiled) or it cannot be read."""
     try:
-        manifest = json.loads((folder / MANIFEST_NAME).read_text())
-        modules = manifest["modules"]
-    except (OSError, ValueError, KeyError, TypeError):
+        packages = json.loads(path.read_text())["packages"]
+        modules = {}
+        for package, entries in packages.items():
+            try:
+                spec = importlib.util.find_spec(package)
+            except ImportError:  # a package of another version of cluegym: nothing of it loads
+                continue
+            if spec is None or not spec.submodule_search_locations:
+                continue
+            folder = Path(list(spec.submodule_search_locations)[0])
+            for name, entry in entries.items():
+                modules[name] = (folder / entry["source"], folder / entry["build"], entry["sha256"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ImportError):
         return {}
-    return modules if isinstance(modules, dict) else {}
+    return modules
 
 
 def install() -> CompiledModuleFinder | None:
-    """Put a :class:`CompiledModuleFinder` for the game layer's manifest first in
-    ``sys.meta_path`` (once); None when nothing was compiled. ``import cluegym`` calls it."""
-    spec = importlib.util.find_spec("cluegym.envs")  # its folder, without importing it
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = Path(list(spec.submodule_search_locations)[0])
+    """Put a :class:`CompiledModuleFinder` for the build's manifest (``cluegym/_compiled.json``)
+    first in ``sys.meta_path``, once; None when nothing was compiled. ``import cluegym`` calls it."""
     for finder in sys.meta_path:
-        if isinstance(finder, CompiledModuleFinder) and finder.root == folder:
+        if isinstance(finder, CompiledModuleFinder):
             return finder
-    modules = read_manifest(folder)
+    modules = read_manifest(Path(__file__).with_name(MANIFEST_NAME))
     if not modules:
         return None
-    finder = CompiledModuleFinder(folder, modules)
+    finder = CompiledModuleFinder(modules)
     sys.meta_path.insert(0, finder)
     return finder
 
 
 def compiled_modules() -> dict[str, str]:
-    """The game modules running as builds in this process: dotted name -> the build's path
-    (the hand-written C extensions ``_digest`` and ``_rng`` left out)."""
+    """The modules running as builds in this process: dotted name -> the build's path (the
+    hand-written C extensions ``_digest`` and ``_rng`` left out)."""
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     running = {}
     for name, module in list(sys.modules.items()):

@@ -1,5 +1,5 @@
-"""The compiled game layer (cluegym/compiled.py): built where it can be, loaded only while its
-sources are the ones it was built from, and the same games as the Python sources."""
+"""The compiled modules (cluegym/compiled.py): built where they can be, loaded only while their
+sources are the ones they were built from, and the same games as the Python sources."""
 
 from __future__ import annotations
 
@@ -17,27 +17,26 @@ from pathlib import Path
 import pytest
 
 import cluegym
-from cluegym.compiled import OFF_SWITCH, CompiledModuleFinder, compiled_modules, read_manifest
+from cluegym.compiled import MANIFEST_NAME, OFF_SWITCH, CompiledModuleFinder, compiled_modules, read_manifest
 
-ENVS = Path(importlib.util.find_spec("cluegym.envs").submodule_search_locations[0])
+MANIFEST = Path(cluegym.compiled.__file__).with_name(MANIFEST_NAME)
 BUILD_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
-def _fake_build(tmp_path: Path, source_text: str = "VALUE = 1\n") -> tuple[Path, dict[str, dict[str, str]]]:
-    """A folder with ``game/rules.py``, a file standing for its build, and their manifest."""
+def _fake_build(tmp_path: Path) -> tuple[Path, dict[str, tuple[Path, Path, str]]]:
+    """A folder with ``game/rules.py``, a file standing for its build, and the finder's entry."""
     (tmp_path / "game").mkdir()
     source = tmp_path / "game" / "rules.py"
-    source.write_text(source_text)
-    (tmp_path / "game" / f"rules{BUILD_SUFFIX}").write_bytes(b"")
-    entry = {"source": "game/rules.py", "build": f"game/rules{BUILD_SUFFIX}",
-             "sha256": hashlib.sha256(source.read_bytes()).hexdigest()}
-    return source, {"fake.game.rules": entry}
+    source.write_text("VALUE = 1\n")
+    build = tmp_path / "game" / f"rules{BUILD_SUFFIX}"
+    build.write_bytes(b"")
+    return source, {"fake.game.rules": (source, build, hashlib.sha256(source.read_bytes()).hexdigest())}
 
 
 def test_the_build_is_found_while_its_source_is_unchanged(tmp_path, monkeypatch):
     monkeypatch.delenv(OFF_SWITCH, raising=False)
     _, modules = _fake_build(tmp_path)
-    finder = CompiledModuleFinder(tmp_path, modules)
+    finder = CompiledModuleFinder(modules)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         spec = finder.find_spec("fake.game.rules")
@@ -51,7 +50,7 @@ def test_an_edited_source_runs_as_python_with_a_warning(tmp_path, monkeypatch):
     source, modules = _fake_build(tmp_path)
     source.write_text("VALUE = 2\n")  # edited after the build
     with pytest.warns(RuntimeWarning, match="edited since it was compiled.*pip install -e"):
-        spec = CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules")
+        spec = CompiledModuleFinder(modules).find_spec("fake.game.rules")
     assert spec.origin == str(source)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -61,9 +60,9 @@ def test_an_edited_source_runs_as_python_with_a_warning(tmp_path, monkeypatch):
 def test_the_off_switch_runs_every_source_as_python(tmp_path, monkeypatch):
     source, modules = _fake_build(tmp_path)
     monkeypatch.setenv(OFF_SWITCH, "1")
-    assert CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules").origin == str(source)
+    assert CompiledModuleFinder(modules).find_spec("fake.game.rules").origin == str(source)
     monkeypatch.setenv(OFF_SWITCH, "0")  # "0" and "" leave it off
-    assert CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules").origin.endswith(BUILD_SUFFIX)
+    assert CompiledModuleFinder(modules).find_spec("fake.game.rules").origin.endswith(BUILD_SUFFIX)
 
 
 def test_a_removed_source_does_not_let_its_old_build_stand_in(tmp_path, monkeypatch):
@@ -71,22 +70,27 @@ def test_a_removed_source_does_not_let_its_old_build_stand_in(tmp_path, monkeypa
     source, modules = _fake_build(tmp_path)
     source.unlink()
     with pytest.raises(ModuleNotFoundError, match="source is gone"):
-        CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules")
+        CompiledModuleFinder(modules).find_spec("fake.game.rules")
 
 
 def test_a_missing_build_runs_the_source(tmp_path, monkeypatch):
     monkeypatch.delenv(OFF_SWITCH, raising=False)
     source, modules = _fake_build(tmp_path)
     (tmp_path / "game" / f"rules{BUILD_SUFFIX}").unlink()
-    assert CompiledModuleFinder(tmp_path, modules).find_spec("fake.game.rules").origin == str(source)
+    assert CompiledModuleFinder(modules).find_spec("fake.game.rules").origin == str(source)
 
 
-def test_an_unreadable_manifest_compiles_nothing(tmp_path):
-    assert read_manifest(tmp_path) == {}
-    (tmp_path / "_compiled.json").write_text("{not json")
-    assert read_manifest(tmp_path) == {}
-    (tmp_path / "_compiled.json").write_text(json.dumps({"modules": ["a"]}))
-    assert read_manifest(tmp_path) == {}
+def test_a_manifest_names_sources_and_builds_in_their_packages_folders(tmp_path):
+    path = tmp_path / MANIFEST_NAME
+    assert read_manifest(path) == {}  # none: nothing compiled
+    entry = {"source": "core/base.py", "build": f"core/base{BUILD_SUFFIX}", "sha256": "ab"}
+    path.write_text(json.dumps({"packages": {"cluegym.envs": {"cluegym.envs.core.base": entry},
+                                             "no.such.package": {"no.such.package.x": entry}}}))
+    envs = Path(importlib.util.find_spec("cluegym.envs").submodule_search_locations[0])
+    assert read_manifest(path) == {"cluegym.envs.core.base": (envs / "core/base.py", envs / f"core/base{BUILD_SUFFIX}", "ab")}
+    for broken in ("{not json", json.dumps({"packages": ["a"]}), json.dumps({"modules": {}})):
+        path.write_text(broken)
+        assert read_manifest(path) == {}
 
 
 def _can_compile() -> bool:
@@ -96,18 +100,19 @@ def _can_compile() -> bool:
 @pytest.mark.skipif(os.environ.get(OFF_SWITCH, "") not in ("", "0"), reason="the game layer runs as Python on request")
 def test_the_installed_game_layer_runs_compiled():
     # scripts/setup.sh --test installs Cython, and the machine has a compiler: CI runs the
-    # compiled game layer, every module of the manifest, each from the build of its source.
-    modules = read_manifest(ENVS)
+    # compiled modules, every module of the manifest, each from the build of its source.
+    modules = read_manifest(MANIFEST)
     if not modules:
-        assert not _can_compile(), "Cython and a C compiler are here but the game layer was not compiled"
-        pytest.skip("the game layer is not compiled here")
-    for name, entry in modules.items():
-        assert hashlib.sha256((ENVS / entry["source"]).read_bytes()).hexdigest() == entry["sha256"], (
-            f"{entry['source']} changed since the build: rerun `pip install -e .`")
+        assert not _can_compile(), "Cython and a C compiler are here but nothing was compiled"
+        pytest.skip("nothing is compiled here")
+    for name, (source, build, digest) in modules.items():
+        assert hashlib.sha256(source.read_bytes()).hexdigest() == digest, (
+            f"{source} changed since the build: rerun `pip install -e .`")
+        assert build.is_file()
     cluegym.make("undercover")  # imports the env, its rules, the adapter
     running = compiled_modules()
     for name in ("cluegym.envs.core.base", "cluegym.envs.core.record", "cluegym.envs.undercover.rules"):
-        assert name in modules and running.get(name) == str(ENVS / modules[name]["build"])
+        assert name in modules and running.get(name) == str(modules[name][1])
 
 
 _PLAY = """
@@ -135,5 +140,5 @@ def test_the_compiled_and_the_python_game_layer_play_the_same_games():
         )
         runs[off] = json.loads(done.stdout.strip().splitlines()[-1])
     assert runs["1"][0] == []  # nothing compiled runs with the switch on
-    assert runs["0"][0] or not read_manifest(ENVS)
+    assert runs["0"][0] or not read_manifest(MANIFEST)
     assert len(runs["1"][1]) == 12 and runs["1"][1] == runs["0"][1]

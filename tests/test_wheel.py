@@ -49,10 +49,13 @@ def test_wheel_imports_every_module(tmp_path):
     cython = importlib.util.find_spec("Cython") is not None
     compiled = compiler and cython
     if compiled:
-        manifest = json.loads(zipfile.ZipFile(wheel).read("cluegym/envs/_compiled.json"))["modules"]
-        assert "cluegym.envs.core.base" in manifest and "cluegym.envs.undercover.rules" in manifest
-        for entry in manifest.values():
-            assert f"cluegym/envs/{entry['build']}" in names and f"cluegym/envs/{entry['source']}" in names
+        packages = json.loads(zipfile.ZipFile(wheel).read("cluegym/_compiled.json"))["packages"]
+        assert "cluegym.envs.core.base" in packages["cluegym.envs"]
+        assert "cluegym.envs.undercover.rules" in packages["cluegym.envs"]
+        for package, entries in packages.items():
+            folder = package.replace(".", "/")
+            for entry in entries.values():
+                assert f"{folder}/{entry['build']}" in names and f"{folder}/{entry['source']}" in names
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)

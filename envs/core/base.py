@@ -89,6 +89,8 @@ _NOT_BUILT = object()
 #: How many built action masks an env keeps (see ClueGameEnv.action_mask).
 _BUILT_MASKS_KEPT = 1024
 
+_TUPLE_SPACE, _DICT_SPACE = gymnasium.spaces.Tuple, gymnasium.spaces.Dict
+
 #: Longest forfeit reason kept in a record (longer ones are clipped).
 FORFEIT_REASON_MAX_CHARS = 2000
 
@@ -259,6 +261,22 @@ class ClueGameEnv(AECEnv):
     def action_space(self, agent: str) -> gymnasium.Space:
         return self.action_spaces[agent]
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``: the selected seat's ``(observation, cumulative reward,
+        terminated, truncated, info)`` (here, so that a compiled game layer runs it too)."""
+        agent = self.agent_selection
+        assert agent is not None
+        return (
+            self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+            self.truncations[agent], self.infos[agent],
+        )
+
+    def _clear_rewards(self) -> None:
+        """PettingZoo's: every seat's reward of the step set to 0 (here for the same reason)."""
+        rewards = self.rewards
+        for agent in rewards:
+            rewards[agent] = 0
+
     def observe(self, agent: str) -> dict[str, Any]:
         """The seat's observation; a seat whose action has a discrete part also gets
         ``obs["action_mask"]`` (see :meth:`action_mask`).
@@ -426,7 +444,9 @@ class ClueGameEnv(AECEnv):
             return
         obs_digest = self._begin_decision(agent)
         normalized, error = self._validate(agent, action)
-        top_tuple = isinstance(self.action_spaces[agent], gymnasium.spaces.Tuple)
+        space = self.action_spaces[agent]
+        # The exact types first: gymnasium's spaces check isinstance through the ABC machinery.
+        top_tuple = type(space) is _TUPLE_SPACE or (type(space) is not _DICT_SPACE and isinstance(space, _TUPLE_SPACE))
         recorded = record_action(action, normalized, error, top_tuple=top_tuple, rejected_parts=self._rejected_parts)
         entry: dict[str, Any] = {"agent": agent, "action": recorded, "obs": obs_digest}
         if error is None:

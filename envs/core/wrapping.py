@@ -48,6 +48,14 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
 
+    def action_space(self, agent: str) -> Any:
+        """The seat's action space, asked of the env directly (a policy asks at every step)."""
+        return self.env.action_space(agent)
+
+    def observation_space(self, agent: str) -> Any:
+        """The seat's observation space, asked of the env directly."""
+        return self.env.observation_space(agent)
+
     def forfeit(self, reason: str) -> None:
         """See :meth:`ClueGameEnv.forfeit`."""
         if not self._has_reset:

@@ -18,8 +18,10 @@ start a line of its own or pose as a ``Votes:``/``Result:`` line.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from cluegym.envs.core.memo import cached_call
 from cluegym.envs.core.text import quote_text
 from cluegym.envs.undercover.config import UndercoverConfig
 from cluegym.envs.undercover.state import RoundRecord, UndercoverState, seat_names
@@ -97,10 +99,12 @@ def _round_block(
     return "".join(parts)
 
 
-def finished_round_text(record: RoundRecord, num_players: int) -> str:
+def finished_round_text(record: RoundRecord, num_players: int, memo: dict[tuple[Any, ...], str] | None = None) -> str:
     """The transcript of a finished round (its lines, each ended by a newline). A finished
-    round never changes, so callers may build it once and keep it (see :func:`transcript`)."""
-    return _round_block(record, record.order, record.descriptions, record.round + 1, seat_names(num_players))
+    round never changes, so callers may build it once and keep it (see :func:`transcript`).
+
+    ``memo``: lines already built while the round was in play (see :func:`transcript`)."""
+    return _round_block(record, record.order, record.descriptions, record.round + 1, seat_names(num_players), memo)
 
 
 def history_text(state: UndercoverState) -> str:
@@ -110,7 +114,8 @@ def history_text(state: UndercoverState) -> str:
 
 
 def transcript(
-    state: UndercoverState, finished: str | None = None, memo: dict[tuple[Any, ...], str] | None = None
+    state: UndercoverState, finished: str | None = None, memo: dict[tuple[Any, ...], str] | None = None,
+    living: str | None = None,
 ) -> str:
     """The public record: each round's order, descriptions and (revealed) votes.
 
@@ -120,6 +125,8 @@ def transcript(
             rounds never change, so the env builds their text once per round); None builds it.
         memo: lines of the round in play already built, kept by the caller between calls
             (keyed by what they show, so any dict the caller keeps for one game will do).
+        living: :func:`living_line` of ``state`` when the caller keeps it (it changes when
+            a round ends); None builds it.
     """
     names = seat_names(len(state.alive))
     parts = [history_text(state) if finished is None else finished]
@@ -131,9 +138,14 @@ def transcript(
             parts.append(
                 "  Voting: every player still in the game votes; the votes are revealed when everyone has voted.\n"
             )
-    living = ", ".join([names[p] for p, alive in enumerate(state.alive) if alive])
-    parts.append(f"Still in the game: {living}.\n")
+    parts.append(living_line(state.alive, names) if living is None else living)
     return "".join(parts)
+
+
+def living_line(alive: list[bool], names: tuple[str, ...]) -> str:
+    """The transcript's last line: who is still in the game."""
+    living = ", ".join([names[p] for p, in_game in enumerate(alive) if in_game])
+    return f"Still in the game: {living}.\n"
 
 
 BELIEFS_HELP = (
@@ -168,22 +180,34 @@ def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: i
         )
     if not state.alive[seat]:
         return f"You were eliminated in round {state.eliminated_round[seat] + 1}; your team plays on without you."
+    if state.phase == "speak" and to_move == seat:
+        return _speak_request(state.round, cfg.max_rounds, state.word_of(seat), cfg.max_description_words)
+    if state.phase == "vote" and seat not in state.votes:
+        return cached_call(_vote_request, state.round, cfg.max_rounds, seat, tuple(state.alive))
     round_text = f"Round {state.round + 1} of at most {cfg.max_rounds}"
-    if state.phase == "vote" and seat in state.votes:
+    if state.phase == "vote":
         return f"{round_text}: you have voted; the votes are revealed when every player has voted."
-    if state.phase == "speak" and to_move != seat:
-        return f"{round_text}: waiting for {names[to_move] if to_move is not None else 'the others'} to speak."
-    if state.phase == "speak":
-        return (
-            f"{round_text}: it is your turn to speak. Describe your word '{state.word_of(seat)}' in one sentence "
-            f"(at most {cfg.max_description_words} words) without saying it or any form of it.\n"
-            f"{BELIEFS_HELP}\n"
-            'Provide your final answer like "ANSWER: {"description": "your one-sentence description"}".'
-        )
-    options = ", ".join([names[p] for p, alive in enumerate(state.alive) if alive and p != seat])
+    return f"{round_text}: waiting for {names[to_move] if to_move is not None else 'the others'} to speak."
+
+
+# The two requests an acting seat gets, kept: the same few texts, over and over.
+@functools.lru_cache(maxsize=1024)
+def _speak_request(round_index: int, max_rounds: int, word: str, max_words: int) -> str:
     return (
-        f"{round_text}: voting phase. Vote for the player you want to eliminate, one of: {options} "
-        f"(not yourself, {names[seat]}).\n"
+        f"Round {round_index + 1} of at most {max_rounds}: it is your turn to speak. Describe your word '{word}' in "
+        f"one sentence (at most {max_words} words) without saying it or any form of it.\n"
+        f"{BELIEFS_HELP}\n"
+        'Provide your final answer like "ANSWER: {"description": "your one-sentence description"}".'
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _vote_request(round_index: int, max_rounds: int, seat: int, alive: tuple[bool, ...]) -> str:
+    names = seat_names(len(alive))
+    options = ", ".join([names[p] for p, in_game in enumerate(alive) if in_game and p != seat])
+    return (
+        f"Round {round_index + 1} of at most {max_rounds}: voting phase. Vote for the player you want to eliminate, "
+        f"one of: {options} (not yourself, {names[seat]}).\n"
         f"{BELIEFS_HELP}\n"
         'Provide your final answer like "ANSWER: {"vote": "player_X"}".'
     )

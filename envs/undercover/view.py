@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from cluegym.envs.core.spaces import read_only
-from cluegym.envs.undercover.prompts import finished_round_text, transcript
+from cluegym.envs.undercover.prompts import finished_round_text, living_line, transcript
 from cluegym.envs.undercover.state import RoundRecord, UndercoverState, seat_names
 
 
@@ -70,7 +70,8 @@ class FinishedRounds:
         history, n = self.state.history, self.num_players
         table = self.votes.copy()  # a new table: observations of earlier rounds show the old one
         for record in history[self.length:]:
-            self.text += finished_round_text(record, n)
+            # The round in play's lines were built for its observations: the memo has them.
+            self.text += finished_round_text(record, n, self.memo)
             row = [""] * n
             for speaker, text in record.descriptions.items():
                 row[speaker] = text
@@ -115,6 +116,7 @@ class PublicView:
 
     Attributes:
         transcript: ``prompts.transcript(state)``.
+        living: its last line, ``prompts.living_line`` (shared while nobody is eliminated).
         descriptions: the observation's ``descriptions`` (a tuple of rows; immutable).
         order, alive, eliminated: the observation's ``speaking_order``, ``alive`` and
             ``eliminated_round`` (read-only, shown by every observation of the view).
@@ -122,7 +124,7 @@ class PublicView:
 
     __slots__ = (
         "state", "finished", "length", "key_phase", "key_round", "key_order", "key_descriptions", "key_alive",
-        "key_eliminated", "transcript", "descriptions", "order", "alive", "eliminated",
+        "key_eliminated", "transcript", "living", "descriptions", "order", "alive", "eliminated",
     )
 
     def __init__(self, state: UndercoverState, finished: FinishedRounds, previous: PublicView | None = None) -> None:
@@ -133,7 +135,12 @@ class PublicView:
         self.key_alive = list(state.alive)
         self.key_eliminated = dict(state.eliminated_round)
         n = finished.num_players
-        self.transcript = transcript(state, finished.text, finished.memo)
+        # The arrays, and the transcript's line of who is still in, change once a round.
+        same_table = previous is not None and previous.state is state and previous.key_order == self.key_order and (
+            previous.key_alive == self.key_alive and previous.key_eliminated == self.key_eliminated
+        )
+        self.living = previous.living if same_table else living_line(state.alive, seat_names(n))
+        self.transcript = transcript(state, finished.text, finished.memo, self.living)
         rows = finished.descriptions
         if state.phase != "over":
             # This round's descriptions so far (its votes stay hidden until it is finished).
@@ -143,10 +150,7 @@ class PublicView:
             rows = list(rows)
             rows[state.round] = tuple(row)
         self.descriptions = tuple(rows)
-        if previous is not None and previous.state is state and previous.key_order == self.key_order and (
-            previous.key_alive == self.key_alive and previous.key_eliminated == self.key_eliminated
-        ):
-            # A description or a phase change: the arrays stay (they change once a round).
+        if same_table:  # a description or a phase change
             self.order, self.alive, self.eliminated = previous.order, previous.alive, previous.eliminated
             return
         self.order = read_only(np.array(list(self.key_order) + [-1] * (n - len(self.key_order)), dtype=np.int64))

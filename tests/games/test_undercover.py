@@ -407,3 +407,37 @@ def test_round_record_json_is_built_once_and_handed_out_as_copies():
     record.descriptions[1] = "honey"
     assert record.as_dict(names)["descriptions"]["player_1"] == "honey"
     assert RoundRecord(1, (0,), {}, {}, None) == RoundRecord(1, (0,), {}, {}, None)  # the kept JSON is not compared
+
+
+@pytest.mark.parametrize("num_players", [5, 7])
+def test_observations_built_from_kept_views_equal_ones_built_from_scratch(num_players):
+    # The env keeps views of the public record (finished rounds, the round in play, the line
+    # of who is still in) and reuses their parts from step to step: every observation must
+    # be what the prompt functions and a fresh view build from the State alone.
+    from cluegym.agents import make_agent  # noqa: PLC0415
+    from cluegym.envs.undercover.prompts import full_prompt, history_text  # noqa: PLC0415
+    from cluegym.envs.undercover.view import finished_rounds, public_view  # noqa: PLC0415
+
+    env = cluegym.make("undercover", num_players=num_players, num_undercover=2)
+    game = env.unwrapped
+    agents = {s: make_agent("random", game="undercover", seat=s, action_space=env.action_space(s))
+              for s in env.possible_agents}
+    checked = eliminated = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        for i, agent in enumerate(agents.values()):
+            agent.reset(seed * 10 + i)
+        for seat in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            state, cfg, p = game.state, game.game_config, int(seat.split("_")[1])
+            assert obs["prompt"] == full_prompt(p, state, cfg, game.rules.player_to_move(state))
+            fresh = public_view(None, state, finished_rounds(None, state, cfg.num_players, cfg.max_rounds))
+            assert fresh.finished.text == history_text(state)
+            assert obs["descriptions"] == fresh.descriptions
+            for key, array in (("speaking_order", fresh.order), ("alive", fresh.alive),
+                               ("eliminated_round", fresh.eliminated), ("votes", fresh.finished.votes)):
+                np.testing.assert_array_equal(obs[key], array)
+            checked += 1
+            eliminated += not all(state.alive)
+            env.step(None if term or trunc else agents[seat].act(obs, info))
+    assert checked > 100 and eliminated > 20
