@@ -226,18 +226,24 @@ class UndercoverEnv(ClueGameEnv):
 
     # ------------------------------------------------------------------ hooks
     def _finished_rounds(self) -> FinishedRounds:
-        """The view of the current State's finished rounds (see :mod:`.view`)."""
+        """The view of the current State's finished rounds (see :mod:`.view`). Asked for
+        every observation and every seat's info: the kept view's check is made here first."""
+        finished, state = self._finished, self.state
+        if finished is not None and finished.state is state:
+            history = state.history
+            if finished.length == len(history) and (not history or history[-1] is finished.last):
+                return finished
         cfg = self.game_config
-        self._finished = finished_rounds(self._finished, self.state, cfg.num_players, cfg.max_rounds)
+        self._finished = finished_rounds(finished, state, cfg.num_players, cfg.max_rounds)
         return self._finished
 
     def _observe(self, agent: str) -> dict[str, Any]:
-        state, cfg = self.state, self.game_config
-        p = self.rules.seat_index(agent)
+        state, cfg, rules = self.state, self.game_config, self._rules
+        p = rules.seat_index(agent)
         view = self._public = public_view(self._public, state, self._finished_rounds())
         return {
             "prompt": full_prompt(
-                p, state, cfg, self.rules.player_to_move(state), rules=self._rules_text, public=view.transcript
+                p, state, cfg, rules.player_to_move(state), rules=self._rules_text, public=view.transcript
             ),
             "word": state.word_of(p),
             "player": p,
@@ -249,7 +255,7 @@ class UndercoverEnv(ClueGameEnv):
             "descriptions": view.descriptions,
             "votes": view.finished.votes,
             "eliminated_round": view.eliminated,
-            "vote_mask": self.rules.vote_mask(state, p),  # the other living players
+            "vote_mask": rules.vote_mask(state, p),  # the other living players
         }
 
     def _info(self, agent: str) -> dict[str, Any]:
@@ -257,13 +263,7 @@ class UndercoverEnv(ClueGameEnv):
         info: dict[str, Any] = {"phase": state.phase}
         history = state.history
         if history:
-            # Asked for every seat at every step: the view's own check, inlined.
-            finished = self._finished
-            if finished is None or finished.state is not state or finished.length != len(history) or (
-                history[-1] is not finished.last
-            ):
-                finished = self._finished_rounds()
-            info["last_round"] = finished.last_round  # shared until the next round ends: read-only
+            info["last_round"] = self._finished_rounds().last_round  # shared until a round ends: read-only
         unreadable = state.unreadable_beliefs
         if unreadable is not None and unreadable[0] == agent:
             info["beliefs_error"] = unreadable[1]
