@@ -13,11 +13,11 @@ Without a compiler the install still succeeds and both run their Python (numpy) 
 same digests, generators and draws, slower.
 
 The game layer (every module under ``envs/`` but the packages' ``__init__.py``) is compiled
-with Cython where Cython and a compiler are present
-(``CLUEGYM_NO_COMPILE=1`` skips it): the same source, compiled as it is. The build writes
-``cluegym/_compiled.json`` (in the wheel or the checkout), the digest of each compiled
-module's source, which ``cluegym.compiled`` reads to load a build only while its source is
-unchanged. Any module that fails to compile runs as Python.
+with Cython where Cython and a compiler are present (``CLUEGYM_NO_COMPILE=1`` skips it): the
+same source, compiled as it is. The build writes ``cluegym/_compiled.json`` (in the wheel or
+the checkout), the digest of each compiled module's source, which ``cluegym.compiled`` reads
+to load a build only while its source is unchanged. Any module that fails to compile runs as
+Python.
 """
 
 import hashlib
@@ -132,6 +132,8 @@ class BuildExt(build_ext):
             if ext.name not in sources or not build.is_file():
                 continue
             package, source = sources[ext.name]
+            # The package's folder, in the checkout (editable) or the build (wheel): where a
+            # module "x" of it would be built.
             folder = Path(self.get_ext_fullpath(package + ".x")).parent
             manifest.setdefault(package, {})[ext.name] = {
                 "source": source.relative_to(ROOT / COMPILED_PACKAGES[package]).as_posix(),

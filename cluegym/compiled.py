@@ -3,9 +3,10 @@
 ``pip install`` compiles the game layer (every module under ``envs/`` but the packages'
 ``__init__.py``; setup.py's ``COMPILED_PACKAGES``) with Cython where Cython and a C compiler
 are present: the same Python source, compiled as it is (no type declarations), for 10-20%
-more env steps per second (docs/performance.md, "Fourteenth pass"). Without them the install still succeeds and the sources run as Python. The build
-writes a manifest, ``cluegym/_compiled.json``: per compiled module, its build and the SHA-256
-of the source it was built from.
+more env steps per second (docs/performance.md, "Fourteenth pass"). Without them the install
+still succeeds and the sources run as Python. The build writes a manifest,
+``cluegym/_compiled.json``: per compiled module, its build and the SHA-256 of the source it
+was built from.
 
 An editable install keeps each build beside its source, and Python prefers a build to the
 source beside it: a source edited since the build would silently not run. So

@@ -87,7 +87,8 @@ def test_a_manifest_names_sources_and_builds_in_their_packages_folders(tmp_path)
     path.write_text(json.dumps({"packages": {"cluegym.envs": {"cluegym.envs.core.base": entry},
                                              "no.such.package": {"no.such.package.x": entry}}}))
     envs = Path(importlib.util.find_spec("cluegym.envs").submodule_search_locations[0])
-    assert read_manifest(path) == {"cluegym.envs.core.base": (envs / "core/base.py", envs / f"core/base{BUILD_SUFFIX}", "ab")}
+    expected = (envs / "core/base.py", envs / f"core/base{BUILD_SUFFIX}", "ab")
+    assert read_manifest(path) == {"cluegym.envs.core.base": expected}
     for broken in ("{not json", json.dumps({"packages": ["a"]}), json.dumps({"modules": {}})):
         path.write_text(broken)
         assert read_manifest(path) == {}

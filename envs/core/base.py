@@ -89,6 +89,7 @@ _NOT_BUILT = object()
 #: How many built action masks an env keeps (see ClueGameEnv.action_mask).
 _BUILT_MASKS_KEPT = 1024
 
+#: The two composite action spaces, for exact-type checks at every step.
 _TUPLE_SPACE, _DICT_SPACE = gymnasium.spaces.Tuple, gymnasium.spaces.Dict
 
 #: Longest forfeit reason kept in a record (longer ones are clipped).
