@@ -6,6 +6,7 @@ import pytest
 
 import cluegym
 from cluegym.envs.core.spaces import action_mask_value
+from random_play import random_agents, start_game
 
 
 def _same(a, b):
@@ -20,17 +21,12 @@ def _same(a, b):
 
 @pytest.mark.parametrize("game", cluegym.registered_games())
 def test_every_seats_action_mask_is_built_afresh_from_the_rules(game):
-    from cluegym.agents import make_agent  # noqa: PLC0415
-
     env = cluegym.make(game, **({"num_rounds": 3} if game == "dixit" else {}))
     game_env = env.unwrapped
-    agents = {seat: make_agent("random", game=game, seat=seat, action_space=env.action_space(seat))
-              for seat in env.possible_agents}
+    agents = random_agents(env, game)
     checked = acts = 0
     for seed in range(4):
-        env.reset(seed=seed)
-        for i, agent in enumerate(agents.values()):
-            agent.reset(seed * 10 + i)
+        start_game(env, agents, seed)
         for seat in env.agent_iter():
             rules, state = game_env.rules, game_env.state
             block = rules.simultaneous(state)

@@ -9,6 +9,7 @@ import pytest
 import cluegym
 from cluegym.envs.core import rng as fast
 from cluegym.envs.core.rng import choice_without_replacement, default_rng, integers, permutation
+from random_play import random_agents, start_game
 
 
 def test_the_fast_path_is_built_where_a_compiler_is():
@@ -56,16 +57,11 @@ def test_other_seeds_take_numpys_path(seed):
 
 
 def _records(game, seeds):
-    from cluegym.agents import make_agent  # noqa: PLC0415
-
     env = cluegym.make(game, **({"num_rounds": 2} if game == "dixit" else {}))
-    agents = {seat: make_agent("random", game=game, seat=seat, action_space=env.action_space(seat))
-              for seat in env.possible_agents}
+    agents = random_agents(env, game)
     records = []
     for seed in seeds:
-        env.reset(seed=seed)
-        for i, agent in enumerate(agents.values()):
-            agent.reset(seed * 10 + i)
+        start_game(env, agents, seed)
         for seat in env.agent_iter():
             obs, _, term, trunc, info = env.last()
             env.step(None if term or trunc else agents[seat].act(obs, info))

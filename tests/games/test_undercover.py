@@ -20,6 +20,7 @@ from cluegym.envs.undercover import env as undercover_env
 from cluegym.envs.undercover.config import SILENCE, UndercoverConfig
 from cluegym.envs.undercover.env import UndercoverEnv, raw_env
 from cluegym.envs.undercover.rules import UndercoverRules
+from random_play import random_agents, start_game
 
 GOLDEN = Path(__file__).parent / "golden" / "undercover_seed3.txt"
 # Civilians player_0, player_1, player_2 ("bee"); undercover player_3, player_4 ("butterfly").
@@ -414,19 +415,15 @@ def test_observations_built_from_kept_views_equal_ones_built_from_scratch(num_pl
     # The env keeps views of the public record (finished rounds, the round in play, the line
     # of who is still in) and reuses their parts from step to step: every observation must
     # be what the prompt functions and a fresh view build from the State alone.
-    from cluegym.agents import make_agent  # noqa: PLC0415
     from cluegym.envs.undercover.prompts import full_prompt, history_text  # noqa: PLC0415
     from cluegym.envs.undercover.view import finished_rounds, public_view  # noqa: PLC0415
 
     env = cluegym.make("undercover", num_players=num_players, num_undercover=2)
     game = env.unwrapped
-    agents = {s: make_agent("random", game="undercover", seat=s, action_space=env.action_space(s))
-              for s in env.possible_agents}
+    agents = random_agents(env, "undercover")
     checked = eliminated = 0
     for seed in range(6):
-        env.reset(seed=seed)
-        for i, agent in enumerate(agents.values()):
-            agent.reset(seed * 10 + i)
+        start_game(env, agents, seed)
         for seat in env.agent_iter():
             obs, _, term, trunc, info = env.last()
             state, cfg, p = game.state, game.game_config, int(seat.split("_")[1])
