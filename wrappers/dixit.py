@@ -28,7 +28,7 @@ import numpy as np
 from cluegym.agents.encoders.sentences import SentenceEncoder
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.dixit.rules import DixitConfig
-from cluegym.wrappers.featurizers import Featurizer, LastResult, standardize
+from cluegym.wrappers.featurizers import Featurizer, LastResult, standardize_list
 from cluegym.wrappers.selfplay import SeatTask
 
 __all__ = ["ListenerFeatures", "potential", "seat_task", "listener_accuracy"]
@@ -58,26 +58,28 @@ class ListenerFeatures(Featurizer):
                  candidates: Sequence[Any] | None = None) -> np.ndarray:
         if "candidate_captions" not in observation:
             raise ValueError("Dixit listener features need the game option reveal_captions=True")
-        ids = np.asarray(observation["candidate_ids"])
-        present = ids >= 0
-        k = int(present.sum())
-        per = np.zeros((self.n, _PER_CARD), dtype=np.float32)
+        # A handful of candidates: plain Python floats (each z-score step one IEEE double
+        # operation, see standardize_list) cost far less than numpy calls on 4-6 values; the
+        # vector is rounded to float32 once at the end.
+        ids = observation["candidate_ids"]
+        k = sum(1 for card in (ids.tolist() if isinstance(ids, np.ndarray) else ids) if card >= 0)
+        values = [0.0] * (self.n * _PER_CARD)
         clue = str(observation["clue"])
         if k and clue:
             captions = [str(c) for c in list(observation["candidate_captions"])[:k]]
-            legal = np.asarray(observation["card_mask"], dtype=bool)[:k]
-            own = np.zeros(k, dtype=bool)
-            if int(observation["own_candidate"]) >= 0:
-                own[int(observation["own_candidate"])] = True
+            mask = observation["card_mask"]
+            legal = [bool(x) for x in (mask.tolist() if isinstance(mask, np.ndarray) else list(mask))[:k]]
+            own = int(observation["own_candidate"])
             sentence, word = self._similarities(clue, captions)
-            for column, value in enumerate((sentence, standardize(sentence, legal), word, standardize(word, legal),
-                                            own, legal)):
-                per[:k, column] = value
-        context = np.array([float(observation["round"]) / self.num_rounds, k / self.n], dtype=np.float32)
-        return np.concatenate([per.ravel(), context])
+            sentence_z, word_z = standardize_list(sentence, legal), standardize_list(word, legal)
+            for i in range(k):
+                values[i * _PER_CARD:(i + 1) * _PER_CARD] = (sentence[i], sentence_z[i], word[i], word_z[i],
+                                                             i == own, legal[i])
+        values += (float(observation["round"]) / self.num_rounds, k / self.n)
+        return np.array(values, dtype=np.float32)
 
-    def _similarities(self, clue: str, captions: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """The clue's MiniLM and word-embedding similarities to each caption (read-only).
+    def _similarities(self, clue: str, captions: list[str]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """The clue's MiniLM and word-embedding similarities to each caption (float32 values).
 
         Every listener of a round sees the same clue and candidates, so the last result is
         kept (keyed by the embedding, the clue and the captions) and the other listeners
@@ -88,12 +90,12 @@ class ListenerFeatures(Featurizer):
             return kept
         sentence = (self.sentences.matrix(captions) @ self.sentences.vector(clue)).astype(np.float32)
         word = (self.words.matrix(captions) @ self.words.vector(clue)).astype(np.float32)
-        sentence.flags.writeable = word.flags.writeable = False
-        return _LAST_SIMILARITIES.keep(key, (sentence, word))
+        # float32 values as Python floats (exact), in tuples: read-only and shared.
+        return _LAST_SIMILARITIES.keep(key, (tuple(sentence.tolist()), tuple(word.tolist())))
 
 
 #: The last :meth:`ListenerFeatures._similarities` result, with its key.
-_LAST_SIMILARITIES: LastResult[tuple[np.ndarray, np.ndarray]] = LastResult()
+_LAST_SIMILARITIES: LastResult[tuple[tuple[float, ...], tuple[float, ...]]] = LastResult()
 
 
 def _is_vote(observation: dict[str, Any] | None, info: dict[str, Any]) -> bool:

@@ -175,7 +175,10 @@ class SelfPlayEnv(gymnasium.Env):
         # attribute costs a __getattr__ hop, and the views read them at every step.
         env = self.raw
         terminations, truncations = env.terminations, env.truncations
-        return not env.agents or all(terminations[a] or truncations[a] for a in env.agents)
+        for agent in env.agents:  # a loop, not all(<generator>): this runs at every env step
+            if not (terminations[agent] or truncations[agent]):
+                return False
+        return True
 
     def _collect(self) -> float:
         return float(self.raw.rewards.get(self.seat, 0.0))

@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -42,52 +43,38 @@ _PER_PLAYER = 11
 _CONTEXT = 4
 
 
-def _unit_rows(rows: np.ndarray) -> np.ndarray:
-    """Each row over its norm (a zero row as it is), bit for bit the old per-vector
-    ``vec / float(np.linalg.norm(vec))``: the norm is numpy's for a 1-D vector (the square
-    root of the row's dot with itself, in float32), the division elementwise in float32."""
-    norms = np.sqrt(np.array([row.dot(row) for row in rows], dtype=rows.dtype))
-    return rows / np.where(norms > 0, norms, 1)[:, None]
+def _table_fit(sums: np.ndarray, living: Sequence[bool]) -> list[float]:
+    """Each speaker's fit to the rest of the living table: the cosine between its centroid
+    (the mean of its description vectors) and the mean of the other living speakers' unit
+    centroids; 0 for a speaker with nobody else living among the speakers, or whose vectors
+    (or whose rest's) sum to zero.
 
+    Args:
+        sums: per speaker, the sum of its description vectors (float64).
+        living: per speaker, whether it is alive.
 
-def _mean_of_groups(rows: np.ndarray) -> np.ndarray:
-    """``rows.mean(axis=1)`` of a ``(groups, k, dim)`` array, bit for bit: numpy's ``_mean``
-    (a sum by ``np.add.reduce``, row after row, in the rows' dtype, divided in place by the
-    count as an ``intp``) without its bookkeeping; each group's sum is the one its own
-    ``(k, dim)`` array would give."""
-    total = np.add.reduce(rows, axis=1)
-    return np.true_divide(total, np.intp(rows.shape[1]), out=total, casting="unsafe")
-
-
-def _table_fit(vectors: list[np.ndarray], alive: list[bool], dim: int) -> list[float]:
-    """Each player's fit to the rest of the table: the cosine between the centroid of its
-    descriptions and the (unit) mean of the other living players' centroids; 0 for a player
-    without descriptions or alone. The centroids and the means are batched (players with as
-    many descriptions, and players with as many others, in one numpy call each); every
-    number is the one the per-player loop computed."""
-    n = len(vectors)
-    speakers = [p for p in range(n) if len(vectors[p])]
-    by_count: dict[int, list[int]] = {}
-    for p in speakers:
-        by_count.setdefault(len(vectors[p]), []).append(p)
-    dtype = vectors[speakers[0]].dtype if speakers else np.float32  # the embedding's (float32)
-    centroids = np.zeros((n, dim), dtype=dtype)
-    for group in by_count.values():
-        centroids[group] = _mean_of_groups(np.array([vectors[p] for p in group]))
-    if speakers:
-        centroids[speakers] = _unit_rows(centroids[speakers])
-    living = [q for q in speakers if alive[q]]
-    by_rest: dict[int, list[int]] = {}  # the living players count themselves out of their rest
-    for p in speakers:
-        by_rest.setdefault(len(living) - alive[p], []).append(p)
-    fit = [0.0] * n
-    for size, group in by_rest.items():
-        if size == 0:
+    A cosine reads directions only, so every mean is a sum, and the rest of speaker ``p``
+    is ``S - living[p] * c_p`` with ``c`` the unit centroids and ``S`` the living ones'
+    sum. Its dot with ``c_p`` and its squared norm are then sums over the speakers' Gram
+    matrix (one BLAS call on at most a handful of rows), worked out in plain floats.
+    """
+    gram = (sums @ sums.T).tolist()
+    m = len(gram)
+    inverse = [1.0 / math.sqrt(gram[i][i]) if gram[i][i] > 0 else 0.0 for i in range(m)]
+    weights = [inverse[j] if living[j] else 0.0 for j in range(m)]
+    # c_i . S for every speaker, and S . S.
+    towards = [inverse[i] * sum(g * w for g, w in zip(gram[i], weights)) for i in range(m)]
+    total = sum(towards[i] for i in range(m) if living[i])
+    others = sum(1 for alive in living if alive)
+    fit = [0.0] * m
+    for p in range(m):
+        if others - (1 if living[p] else 0) == 0:
             continue
-        rest = np.array([[q for q in living if q != p] for p in group])
-        means = _unit_rows(_mean_of_groups(centroids[rest]))
-        for p, mean in zip(group, means):
-            fit[p] = float(centroids[p] @ mean)
+        own = gram[p][p] * inverse[p] * inverse[p] if living[p] else 0.0  # c_p . c_p (1, or 0 for a zero sum)
+        dot = towards[p] - own
+        square = total - 2.0 * (towards[p] if living[p] else 0.0) + own
+        if square > 1e-12:
+            fit[p] = dot / math.sqrt(square)
     return fit
 
 
@@ -121,14 +108,14 @@ class VoterFeatures(Featurizer):
         word = str(observation["word"])
         fit = table.fits.get(word)
         if fit is None:  # the same for every voter of the round with this word
-            fit = table.fits[word] = _fits(table.vectors, self.words.vector(word))
+            fit = table.fits[word] = _fits(table, self.words.vector(word))
         fit_mean, fit_last = fit
         others = list(table.alive)
         others[me] = False
         fit_mean_z = standardize_list(fit_mean, others)
         fit_last_z = standardize_list(fit_last, others)
         table_z = standardize_list(table.fit, others)
-        spoke = float(len(table.vectors[me]) > 0)
+        spoke = float(table.spans[me][1] > table.spans[me][0])
         values: list[float] = []
         for p in range(n):
             values += (table.alive[p], p == me, fit_mean[p], fit_mean_z[p], fit_last[p], fit_last_z[p],
@@ -151,9 +138,21 @@ class VoterFeatures(Featurizer):
         if kept is not None:
             return kept
         said = [[row[p] for row in descriptions if row[p]] for p in range(n)]
-        vectors = [self.words.matrix(texts) for texts in said]
-        fit = _table_fit(vectors, alive.tolist(), self.words.dim)
         living = alive.tolist()
+        # Every description of the table in one matrix, speaker after speaker: spans[p] is
+        # player p's (start, stop) rows in it.
+        spans: list[tuple[int, int]] = []
+        texts: list[str] = []
+        for p in range(n):
+            spans.append((len(texts), len(texts) + len(said[p])))
+            texts += said[p]
+        matrix = self.words.matrix(texts)
+        fit = [0.0] * n
+        speakers = [p for p in range(n) if said[p]]
+        if speakers:
+            sums = np.add.reduceat(matrix, [spans[p][0] for p in speakers], axis=0, dtype=np.float64)
+            for p, value in zip(speakers, _table_fit(sums, [living[p] for p in speakers])):
+                fit[p] = value
         received = [0] * n
         voted: set[tuple[int, int]] = set()
         for row in votes.tolist():
@@ -163,7 +162,7 @@ class VoterFeatures(Featurizer):
                     voted.add((p, target))
         # The votes a player received, over the players (1 at most); who voted whom at least once.
         shares = [min(count / max(1, n), 1.0) for count in received]
-        return _LAST_TABLE.keep(key, _Round(vectors, fit, living, sum(living) / n, standardize_list(fit, living),
+        return _LAST_TABLE.keep(key, _Round(matrix, spans, fit, living, sum(living) / n, standardize_list(fit, living),
                                             shares, voted, {}))
 
 
@@ -171,7 +170,8 @@ class VoterFeatures(Featurizer):
 class _Round:
     """One round's table as every voter reads it (see :meth:`VoterFeatures._table`); read only."""
 
-    vectors: list[np.ndarray]  # each player's description vectors
+    matrix: np.ndarray  # every description's unit vector, player after player
+    spans: list[tuple[int, int]]  # each player's (start, stop) rows of ``matrix``
     fit: list[float]  # each player's fit to the rest of the living table
     alive: list[bool]
     alive_share: float
@@ -181,16 +181,15 @@ class _Round:
     fits: dict[str, tuple[list[float], list[float]]]  # own word -> (mean fit, latest fit) per player
 
 
-def _fits(vectors: list[np.ndarray], own: np.ndarray) -> tuple[list[float], list[float]]:
+def _fits(table: _Round, own: np.ndarray) -> tuple[list[float], list[float]]:
     """Each player's mean and latest similarity of its descriptions to ``own`` (0 without
     descriptions)."""
-    fit_mean, fit_last = [0.0] * len(vectors), [0.0] * len(vectors)
-    for p, v in enumerate(vectors):
-        if len(v):
-            fits = v @ own
-            # fits.mean(): numpy's _mean arithmetic (a float32 sum, / intp, back to float32).
-            fit_mean[p] = float(fits.dtype.type(np.add.reduce(fits) / np.intp(len(fits))))
-            fit_last[p] = float(v[-1] @ own)
+    similarities = (table.matrix @ own).tolist()
+    fit_mean, fit_last = [0.0] * len(table.spans), [0.0] * len(table.spans)
+    for p, (start, stop) in enumerate(table.spans):
+        if stop > start:
+            fit_mean[p] = sum(similarities[start:stop]) / (stop - start)
+            fit_last[p] = similarities[stop - 1]
     return fit_mean, fit_last
 
 

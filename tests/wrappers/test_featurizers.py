@@ -194,3 +194,34 @@ def test_undercover_voter_features_are_what_a_fresh_featurizer_computes():
                 features, info = env.reset()
             masks[i] = info["action_mask"]
     assert checked > finals
+
+
+def test_undercover_table_fit_is_the_cosine_to_the_rest_of_the_living_table():
+    """The vectorized table fit (sums for means, the rest as the living total less the
+    speaker) equals its definition computed speaker by speaker: the cosine between the
+    speaker's centroid and the mean of the other living speakers' unit centroids, 0 for a
+    speaker alone among the living or with only zero vectors."""
+    from cluegym.wrappers.undercover import _table_fit
+
+    def unit(vector: np.ndarray) -> np.ndarray:
+        norm = np.linalg.norm(vector)
+        return vector / norm if norm > 0 else vector
+
+    rng = np.random.default_rng(3)
+    cases = 0
+    for _ in range(300):
+        speakers = int(rng.integers(1, 8))
+        descriptions = [rng.normal(size=(int(rng.integers(1, 4)), 6)) for _ in range(speakers)]
+        if rng.random() < 0.2:  # a speaker whose words are all unknown: zero vectors
+            descriptions[int(rng.integers(speakers))][:] = 0.0
+        living = (rng.random(speakers) < 0.7).tolist()
+        sums = np.array([rows.sum(axis=0) for rows in descriptions])
+        got = _table_fit(sums, living)
+        for p in range(speakers):
+            rest = [q for q in range(speakers) if living[q] and q != p]
+            centroid = unit(descriptions[p].mean(axis=0))
+            want = float(centroid @ unit(np.mean([unit(descriptions[q].mean(axis=0)) for q in rest], axis=0))) \
+                if rest else 0.0
+            assert got[p] == pytest.approx(want, abs=1e-9)
+            cases += not rest
+    assert cases > 0  # the speaker-alone case was met
