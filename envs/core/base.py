@@ -356,7 +356,8 @@ class ClueGameEnv(AECEnv):
         ``action_space(agent).sample(mask=...)`` takes (see
         :func:`~cluegym.envs.core.spaces.action_mask_value`; a seat's
         :func:`~cluegym.envs.core.spaces.action_mask_builder` is made once)."""
-        acting = self.state is not None and bool(self._rules.acts_now(self.state, agent))
+        state = self.state
+        acting = state is not None and bool(self._rules.acts_now(state, agent))
         legal = self._legal_mask(agent)
         # The rules may return the same (never changed) mask again: what was built from it
         # holds (see GameRules.legal_mask), for the same action space. Kept per seat, legal
@@ -560,25 +561,29 @@ class ClueGameEnv(AECEnv):
 
     def _finish_move(self, agent: str, action: Any, entry: dict[str, Any], info: dict[str, Any]) -> None:
         """Apply an accepted (or fallback) action, record the step, pass the turn."""
+        # Locals: the rules change the State in place (never rebind it), and each attribute
+        # read is a dictionary lookup in compiled code too.
+        rules, state, rewards = self._rules, self.state, self.rewards
         self._retries[agent] = 0
-        events = self._rules.apply(self.state, agent, action, self.rng)
+        events = rules.apply(state, agent, action, self.rng)
         self._state_changed()
-        entry["events"] = events if self._rules.plain_json else to_jsonable(events)
+        entry["events"] = events if rules.plain_json else to_jsonable(events)
         self._steps.append(entry)
-        step_rewards = self._rules.step_rewards(self.state, events)
+        step_rewards = rules.step_rewards(state, events)
         for seat, reward in step_rewards.items():
-            self.rewards[seat] += float(reward)
-        next_agent = self._rules.to_move(self.state)
+            rewards[seat] += float(reward)
+        next_agent = rules.to_move(state)
         self._refresh_infos()
         if info:
             self.infos[agent].update(info)
         rewarded = bool(step_rewards)
         if next_agent is None:
-            for seat, reward in self._rules.rewards(self.state).items():
-                self.rewards[seat] += float(reward)
+            for seat, reward in rules.rewards(state).items():
+                rewards[seat] += float(reward)
                 rewarded = True
+            terminations = self.terminations
             for seat in self.agents:
-                self.terminations[seat] = True
+                terminations[seat] = True
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = next_agent

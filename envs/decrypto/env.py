@@ -250,7 +250,7 @@ class DecryptoEnv(ClueGameEnv):
             >>> raw_env().view(state, "eve")["prompt"].endswith('"ANSWER: {"guess": "X-Y-Z"}".')
             True
         """
-        return self._observation(state, seat, self.rules.legal_mask)
+        return self._observation(state, seat, self._rules.legal_mask)
 
     def _info(self, agent: str) -> dict[str, Any]:
         last_turn = self.state.last_turn
@@ -258,7 +258,7 @@ class DecryptoEnv(ClueGameEnv):
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         if agent == "alice":
-            error = self.rules.hints_error(action, self.state.keywords)
+            error = self._rules.hints_error(action, self.state.keywords)
             if error is not None:
                 if isinstance(action, (list, tuple)) and len(action) == self.game_config.code_length:
                     # the fallback keeps the valid hints of the last rejected set
@@ -279,11 +279,11 @@ class DecryptoEnv(ClueGameEnv):
             k = self.game_config.code_length
             given = self._rejected_parts or (None,) * k
             hints = tuple(
-                str(h).strip() if self.rules.hint_error(h, self.state.keywords) is None else PASS_HINT
+                str(h).strip() if self._rules.hint_error(h, self.state.keywords) is None else PASS_HINT
                 for h in given
             )
             return hints, f"invalid hints replaced by {PASS_HINT!r}: {list(hints)}"
-        legal = np.flatnonzero(self.rules.legal_mask(self.state, agent))
+        legal = np.flatnonzero(self._rules.legal_mask(self.state, agent))
         index = int(legal[integers(self.rng, len(legal))])
         return index, f"random legal code {format_code(self.codes[index])}"
 

@@ -321,7 +321,7 @@ class DixitEnv(ClueGameEnv):
     def _observe(self, agent: str) -> dict[str, Any]:
         state, cfg = self.state, self.game_config
         n, r = cfg.num_players, cfg.num_rounds
-        p = self.rules.seat_index(agent)
+        p = self._rules.seat_index(agent)
         hand = state.hands[p]
         hand_ids, hand_images = self._cards(hand)
         voting = state.phase == "vote"
@@ -361,7 +361,7 @@ class DixitEnv(ClueGameEnv):
             "candidates": candidate_images,
             "candidate_ids": candidate_ids,
             "own_candidate": -1 if own is None else own,
-            "card_mask": self.rules.card_mask(state, p),
+            "card_mask": self._rules.card_mask(state, p),
             "scores": scores,
             "history_storytellers": finished.storytellers,
             "history_clues": finished.clues,
@@ -382,7 +382,7 @@ class DixitEnv(ClueGameEnv):
         return {"phase": state.phase, "last_round": self._finished_rounds().last_round}
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
-        state, p = self.state, self.rules.seat_index(agent)
+        state, p = self.state, self._rules.seat_index(agent)
         story = state.phase == "story"
         if type(action) is dict or isinstance(action, Mapping):  # a dict, mostly: no ABC check
             unknown = [key for key in action if key not in ("card", "clue")]
@@ -397,28 +397,28 @@ class DixitEnv(ClueGameEnv):
             return None, f'{state.phase} phase: give a "card" ({"candidate index" if state.phase == "vote" else "hand slot"})'
         if isinstance(card, np.ndarray) and card.shape == ():
             card = card.item()
-        card_error = self.rules.card_error(state, p, card)
+        card_error = self._rules.card_error(state, p, card)
         clue_error = None
         if story:
-            clue_error = 'story phase: give a "clue" with the card' if clue is None else self.rules.clue_error(clue)
+            clue_error = 'story phase: give a "clue" with the card' if clue is None else self._rules.clue_error(clue)
         if story and (card_error or clue_error):  # the fallback keeps the valid card or clue
             self._rejected_parts = {"card": None if card_error else int(card), "clue": None if clue_error else clue}
         if card_error or clue_error:
             return None, card_error or clue_error
         if story:
-            return {"card": int(card), "clue": self.rules.normalize_clue(clue)}, None
+            return {"card": int(card), "clue": self._rules.normalize_clue(clue)}, None
         return {"card": int(card)}, None
 
     def _fallback_action(self, agent: str) -> tuple[Any, str]:
-        p = self.rules.seat_index(agent)
-        legal = np.flatnonzero(self.rules.card_mask(self.state, p))
+        p = self._rules.seat_index(agent)
+        legal = np.flatnonzero(self._rules.card_mask(self.state, p))
         if self.state.phase == "story":
             rejected = self._rejected_parts or {}
             card = rejected.get("card")
             if card is None:
                 card = int(legal[integers(self.rng, len(legal))])
             clue = rejected.get("clue") or PASS_CLUE
-            return {"card": card, "clue": self.rules.normalize_clue(clue)}, f"card {card + 1} with clue {clue!r}"
+            return {"card": card, "clue": self._rules.normalize_clue(clue)}, f"card {card + 1} with clue {clue!r}"
         card = int(legal[integers(self.rng, len(legal))])
         what = "candidate" if self.state.phase == "vote" else "card"
         return {"card": card}, f"random legal {what} {card + 1}"

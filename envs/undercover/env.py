@@ -273,7 +273,8 @@ class UndercoverEnv(ClueGameEnv):
         return "description" if self.state.phase == "speak" else None
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
-        state, p = self.state, self.rules.seat_index(agent)
+        state, rules = self.state, self._rules
+        p = rules.seat_index(agent)
         phase = state.phase
         if type(action) is dict or isinstance(action, Mapping):
             for key in action:
@@ -287,14 +288,14 @@ class UndercoverEnv(ClueGameEnv):
         if phase == "speak":
             if value is None:
                 return None, 'speaking phase: give a "description"'
-            description, error = self.rules.check_description(state, p, value)
+            description, error = rules.check_description(state, p, value)
             if error:
                 return None, error
             normalized = {"description": description}
         else:
             if value is None:
                 return None, 'voting phase: give a "vote" (a player index)'
-            error = self.rules.vote_error(state, p, value)
+            error = rules.vote_error(state, p, value)
             if error:
                 return None, error
             normalized = {"vote": int(value)}

@@ -163,8 +163,8 @@ def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: i
     votes are simultaneous, whoever the AEC env asks first), so its view is the same before
     and after the others vote.
     """
-    names = seat_names(len(state.alive))
     if state.phase == "over":
+        names = seat_names(len(state.alive))
         winner = {"civilians": "the civilians won", "undercover": "the undercover players won"}.get(
             state.winner or "", "nobody won"
         )
@@ -187,7 +187,8 @@ def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: i
     round_text = f"Round {state.round + 1} of at most {cfg.max_rounds}"
     if state.phase == "vote":
         return f"{round_text}: you have voted; the votes are revealed when every player has voted."
-    return f"{round_text}: waiting for {names[to_move] if to_move is not None else 'the others'} to speak."
+    waiting_for = seat_names(len(state.alive))[to_move] if to_move is not None else "the others"
+    return f"{round_text}: waiting for {waiting_for} to speak."
 
 
 # The two requests an acting seat gets, kept: the same few texts, over and over.

@@ -29,7 +29,7 @@ def seat_names(num_players: int) -> tuple[str, ...]:
     return tuple(seat_name(p) for p in range(num_players))
 
 
-@dataclass
+@dataclass(slots=True)  # slots: read at every step (compiled attribute reads skip the instance dict)
 class RoundRecord:
     """One finished round: who spoke in what order and said what, the votes, the outcome."""
 
@@ -76,7 +76,7 @@ class RoundRecord:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class UndercoverState:
     """Everything about one game.
 
