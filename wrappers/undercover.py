@@ -65,15 +65,15 @@ def _table_fit(sums: np.ndarray, living: Sequence[bool]) -> list[float]:
     # c_i . S for every speaker, and S . S.
     towards = [inverse[i] * sum(g * w for g, w in zip(gram[i], weights)) for i in range(m)]
     total = sum(towards[i] for i in range(m) if living[i])
-    others = sum(1 for alive in living if alive)
+    living_speakers = sum(1 for alive in living if alive)
     fit = [0.0] * m
     for p in range(m):
-        if others - (1 if living[p] else 0) == 0:
+        if living_speakers - (1 if living[p] else 0) == 0:  # nobody else: no rest to fit
             continue
         own = gram[p][p] * inverse[p] * inverse[p] if living[p] else 0.0  # c_p . c_p (1, or 0 for a zero sum)
         dot = towards[p] - own
         square = total - 2.0 * (towards[p] if living[p] else 0.0) + own
-        if square > 1e-12:
+        if square > 1e-12:  # a rest that sums to (about) zero has no direction: fit 0
             fit[p] = dot / math.sqrt(square)
     return fit
 
