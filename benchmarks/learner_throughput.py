@@ -31,8 +31,10 @@ runs torch and the BLAS under numpy on one thread (``--threads``): on a shared m
 thread spins against the other processes and costs more CPU than it saves (a MiniLM encode
 takes 10x the CPU on two busy cores). Before timing, each game's warm-up fills the encoders'
 caches with the texts the random players can say (``Setup.warm``; Dixit: the clue words and
-the deck's captions): a training run meets them all within its first games, and issue 15 asks
-for the steady state (each text encoded once); ``--cold`` skips it.
+the deck's captions; Decrypto: the hint vocabulary's vectors and word forms, without which
+its views ran ~40% under their steady state in the first second and reached it only after
+~10,000 games): a training run meets them all within its first games, and issue 15 asks for
+the steady state (each text encoded once); ``--cold`` skips it.
 
 ``cpu%`` is the process's CPU time over wall time while measuring: below ~95% the machine
 was busy with other work and every figure of that row is low. ``--cpu-time`` divides every
@@ -106,9 +108,24 @@ def _warm_dixit() -> None:
     sentences.matrix(sorted(set((get_deck().captions or {}).values())))
 
 
+def _warm_decrypto() -> None:
+    """Word vectors of the random players' hints (the shipped hint vocabulary, ~5,000 words:
+    what Eve's features look up), in one batch, and each word's forms for the hint rule's
+    check (its stem and lemmas: what the env computes for a hint it has not met)."""
+    from cluegym.agents.encoders.words import WordEncoder
+    from cluegym.envs.core.matching import first_mention
+    from cluegym.envs.decrypto.env import random_vocabulary
+
+    vocabulary = random_vocabulary()
+    WordEncoder("glove").matrix(list(vocabulary))
+    for word in vocabulary:
+        # Against a word no hint says: the hint's own forms are what is kept.
+        first_mention(word, ("qqqq",), substring=False)
+
+
 #: The games with a learner task. Taboo has one learning seat (the defender's guess).
 SETUPS: dict[str, Setup] = {
-    "decrypto": Setup("eve", "all"),
+    "decrypto": Setup("eve", "all", warm=_warm_decrypto),
     "undercover": Setup("player_0", "all", task_options={"speaker": "random"}),
     "taboo": Setup("defender", "defender", task_options={"speaker": "random"}),
     "dixit": Setup("player_0", "all", env_kwargs={"reveal_captions": True}, task_options={"player": "random"},

@@ -94,3 +94,17 @@ def test_ppo_share_splits_a_training_run_between_envs_and_sb3(capsys):
     assert share.decisions_per_cpu_s == pytest.approx(1e6 / (share.env_us + share.learner_us))
     with pytest.raises(SystemExit):
         main(["--ppo", "-1"])
+
+
+def test_decrypto_warm_up_encodes_the_random_hints_vocabulary():
+    """Decrypto's warm-up leaves every word the random players can hint encoded (the steady
+    state its views are timed in): a vector lookup of one of them is a cache hit."""
+    from cluegym.agents.encoders.words import WORD_CACHE, WordEncoder
+    from cluegym.envs.decrypto.env import random_vocabulary
+
+    vocabulary = random_vocabulary()
+    source = WordEncoder("glove").source
+    WORD_CACHE.clear()
+    assert (source, vocabulary[-1]) not in WORD_CACHE
+    SETUPS["decrypto"].warm()
+    assert all((source, word) in WORD_CACHE for word in vocabulary)
