@@ -8,9 +8,11 @@ Example:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Callable
 
 import gymnasium
+import numpy as np
 
 from cluegym.wrappers.selfplay import SelfPlayEnv
 
@@ -21,7 +23,10 @@ def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs
     """``n_envs`` :class:`SelfPlayEnv` copies in an SB3 ``DummyVecEnv`` or ``SubprocVecEnv``.
 
     Each copy is wrapped in SB3's ``Monitor`` (episode returns and lengths, plus the unshaped
-    ``game_return``) and seeded ``seed + i``.
+    ``game_return``) and seeded ``seed + i``. The ``DummyVecEnv`` returns each step's infos
+    as copies of the envs' info dicts and their arrays instead of SB3's deep copy: the
+    values in them are new at every step, so the copies are as independent (5-9% of a
+    decision in the vectorised env).
 
     Args:
         n_envs: number of envs.
@@ -50,6 +55,45 @@ def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs
         return build
 
     builders = [factory(i) for i in range(n_envs)]
-    vec_env = SubprocVecEnv(builders, start_method="fork") if vec == "subproc" else DummyVecEnv(builders)
+    if vec == "subproc":
+        vec_env = SubprocVecEnv(builders, start_method="fork")
+    else:
+        vec_env = DummyVecEnv(builders)
+        _copy_buffers_cheaply(vec_env)
     vec_env.seed(seed)
     return vec_env
+
+
+class _StepInfos(list):
+    """A ``DummyVecEnv``'s info buffer whose deep copy copies each info and its arrays.
+
+    SB3's ``DummyVecEnv.step_wait`` returns ``deepcopy(buf_infos)``, so that what a step
+    hands out shares nothing with the envs. Behind :func:`make_vec_env` every info is a new
+    dict of new values at every step: :class:`SelfPlayEnv`'s scalars and strings, its
+    opponents as a new dict, the game's result as a new nested dict
+    (``ClueGameEnv.game_result`` builds one per call, tested per game), ``Monitor``'s episode
+    dict; the only values the envs may still hold are arrays (the action mask), copied here.
+    So this is as independent as the deep copy, which walked every finished game's result at
+    the step that ended it (22-53 us a decision; docs/performance.md, "Sixteenth pass").
+    """
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[dict[str, Any]]:
+        return [{key: value.copy() if type(value) is np.ndarray else value for key, value in info.items()}
+                for info in self]
+
+
+class _ObservationBuffers(OrderedDict):
+    """A ``DummyVecEnv``'s observation buffers (key -> array), deep-copied as array copies."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> OrderedDict:
+        return OrderedDict((key, array.copy()) for key, array in self.items())
+
+
+def _copy_buffers_cheaply(vec_env: Any) -> None:
+    """Give ``vec_env`` (a ``DummyVecEnv`` of :func:`make_vec_env`'s envs) the buffers above.
+
+    A version of SB3 without these attributes keeps its own buffers (and its deep copies)."""
+    if isinstance(getattr(vec_env, "buf_infos", None), list):
+        vec_env.buf_infos = _StepInfos(vec_env.buf_infos)
+    if isinstance(getattr(vec_env, "buf_obs", None), OrderedDict):
+        vec_env.buf_obs = _ObservationBuffers(vec_env.buf_obs)

@@ -99,3 +99,33 @@ def test_numbered_seats_follow_the_one_naming_convention(game):
     env = cluegym.make(game)
     assert env.possible_agents == [seat_name(i) for i in range(len(env.possible_agents))]
     assert seat_name(3) == "player_3"
+
+
+def _mutable_ids(value, found):
+    if isinstance(value, (dict, list, set)) or type(value).__module__ == "numpy":
+        found.add(id(value))
+    if isinstance(value, dict):
+        for item in value.values():
+            _mutable_ids(item, found)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _mutable_ids(item, found)
+    return found
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_game_result_is_new_at_every_call(game_id):
+    """A finished game's result shares nothing mutable with the env or with another call's
+    (the vectorised SB3 env hands it out in infos without a deep copy: wrappers.vec_env)."""
+    from cluegym.benchmarks.throughput import play_game
+
+    env = cluegym.make(game_id)
+    play_game(env, 0, 0)
+    first, second = env.unwrapped.game_result(), env.unwrapped.game_result()
+    assert first == second and first == env.unwrapped.game_record()["result"]
+    assert not _mutable_ids(first, set()) & _mutable_ids(second, set())
+    for value in first.values():  # change every part of one result: the env's stay as they were
+        if isinstance(value, (dict, list)):
+            value.clear()
+    first.clear()
+    assert env.unwrapped.game_result() == second

@@ -208,3 +208,65 @@ def test_vectorised_envs_step_in_lockstep(vec_kind):
     assert obs.shape[0] == 2 and len(infos) == 2
     assert vec.env_method("add_snapshot", "snap.zip") == [[], []]  # decrypto: no same-role seat
     vec.close()
+
+
+def _scramble(value):
+    """Change everything mutable in ``value`` in place (arrays too, where numpy lets it)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _scramble(item)
+        value.clear()
+    elif isinstance(value, list):
+        for item in value:
+            _scramble(item)
+        value.clear()
+    elif isinstance(value, np.ndarray):
+        if not value.flags.writeable and value.flags.owndata:
+            value.flags.writeable = True
+        if value.flags.writeable:
+            value.fill(1)
+
+
+def _same_info(fast, plain):
+    """Equal infos; Monitor's episode time ("t") is the wall clock's."""
+    assert set(fast) == set(plain)
+    for key, value in plain.items():
+        if key == "episode":
+            assert {k: v for k, v in fast[key].items() if k != "t"} == {k: v for k, v in value.items() if k != "t"}
+        elif isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(fast[key], value)
+        else:
+            assert fast[key] == value, key
+
+
+@pytest.mark.parametrize("game,seat", [("decrypto", "eve"), ("taboo", "defender")])
+def test_vectorised_infos_are_copies_that_share_nothing_with_the_envs(game, seat):
+    """make_vec_env's DummyVecEnv copies each step's infos and their arrays instead of SB3's
+    deep copy: the same stream as SB3's own buffers give, and a caller that scrambles every
+    info and observation it gets changes nothing that follows."""
+    from collections import OrderedDict
+
+    kwargs = dict(seed=3, game=game, seat=seat, opponents={"*": "random"})
+    fast, plain = make_vec_env(2, **kwargs), make_vec_env(2, **kwargs)
+    plain.buf_infos, plain.buf_obs = list(plain.buf_infos), OrderedDict(plain.buf_obs)  # SB3's deep copies
+    np.testing.assert_array_equal(fast.reset(), plain.reset())
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        masks = np.stack(plain.env_method("action_masks"))
+        np.testing.assert_array_equal(np.stack(fast.env_method("action_masks")), masks)
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        (obs, rewards, dones, infos), expected = fast.step(actions), plain.step(actions)
+        np.testing.assert_array_equal(obs, expected[0])
+        np.testing.assert_array_equal(rewards, expected[1])
+        np.testing.assert_array_equal(dones, expected[2])
+        for i, (info, plain_info) in enumerate(zip(infos, expected[3])):
+            _same_info(info, plain_info)
+            assert info is not fast.buf_infos[i] and info["action_mask"] is not fast.buf_infos[i]["action_mask"]
+        ended += int(dones.sum())
+        obs.fill(1)
+        for info in infos:
+            _scramble(info)
+    assert ended >= 4  # finished games' results went through the copies
+    fast.close()
+    plain.close()
