@@ -29,6 +29,7 @@ import gymnasium
 import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from cluegym.agents.encoders.vocabulary import top_order  # re-exported: the generators rank with it
 from cluegym.envs.core.spaces import mask_space, text_tuple
 from cluegym.envs.core.text import to_charset
 
@@ -56,17 +57,6 @@ def candidate_mask(candidates: Sequence[Any], n: int) -> np.ndarray:
     mask = np.zeros(n, dtype=np.int8)
     mask[: min(len(candidates), n)] = 1
     return mask
-
-
-def top_order(values: np.ndarray, k: int) -> np.ndarray:
-    """The start of ``np.argsort(-values, kind="stable")`` down to its ``k``-th value: every
-    index with a value tied with the ``k``-th is kept, so the order is that prefix exactly
-    (a partition and a sort of the few, instead of sorting the whole vocabulary)."""
-    if k >= len(values):
-        return np.argsort(-values, kind="stable")
-    threshold = np.partition(values, len(values) - k)[len(values) - k]
-    top = np.flatnonzero(values >= threshold)  # ascending indices: ties stay in index order
-    return top[np.argsort(-values[top], kind="stable")]
 
 
 class CandidateActions(BaseWrapper):

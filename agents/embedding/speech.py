@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -37,11 +38,16 @@ class Vocabulary:
     Use :meth:`for_embedding` to share one instance per embedding and size in a process.
     """
 
+    #: Rankings kept (see :meth:`_ranked`): a few hundred indices each.
+    MAX_RANKINGS = 4096
+
     def __init__(self, words: Sequence[str], matrix: np.ndarray) -> None:
         self.words = list(words)
         self.matrix = matrix
         self.index = {w: i for i, w in enumerate(self.words)}
         self.stems = [snowball_stem(w) for w in self.words]
+        # (the query vector's bytes, depth) -> the ranked indices, oldest first.
+        self._rankings: OrderedDict[tuple[bytes, str, int], np.ndarray] = OrderedDict()
 
     @classmethod
     def for_embedding(cls, embedding: str, vectors: WordEncoder, size: int = 20000,
@@ -62,16 +68,14 @@ class Vocabulary:
         skipping words for which ``exclude(word)`` is true."""
         if not np.any(vector) or k < 1:
             return []
-        scores = self.matrix @ vector
         out: list[str] = []
         skipped = 0
         seen = 0
         depth = min(len(self.words), 4 * (start + k) + 64)
         while True:
             # Rank only the best `depth` words; look deeper only if exclusions ate them all.
-            top = np.argpartition(-scores, depth - 1)[:depth] if depth < len(self.words) else np.arange(len(self.words))
-            order = top[np.argsort(-scores[top], kind="stable")]
-            for i in order[seen:]:
+            order = self._ranked(vector, depth)
+            for i in order[seen:].tolist():
                 word = self.words[int(i)]
                 if exclude is not None and exclude(word):
                     continue
@@ -84,6 +88,24 @@ class Vocabulary:
             if depth >= len(self.words):
                 return out
             seen, depth = len(order), min(len(self.words), depth * 4)
+
+    def _ranked(self, vector: np.ndarray, depth: int) -> np.ndarray:
+        """The ``depth`` words closest to ``vector``, best first (read-only; kept per vector
+        and depth: a baseline asks for the same word's neighbours at every turn of a game,
+        and the product with the whole vocabulary and its partition were most of a turn)."""
+        key = (vector.tobytes(), vector.dtype.str, depth)
+        order = self._rankings.get(key)
+        if order is not None:
+            self._rankings.move_to_end(key)
+            return order
+        scores = self.matrix @ vector
+        top = np.argpartition(-scores, depth - 1)[:depth] if depth < len(self.words) else np.arange(len(self.words))
+        order = top[np.argsort(-scores[top], kind="stable")]
+        order.flags.writeable = False
+        self._rankings[key] = order
+        if len(self._rankings) > self.MAX_RANKINGS:
+            self._rankings.popitem(last=False)
+        return order
 
     def scores(self, vector: np.ndarray) -> np.ndarray:
         """Cosine similarity of every word to ``vector``."""

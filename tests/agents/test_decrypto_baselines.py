@@ -86,3 +86,34 @@ def test_selfplay_decodes_much_better_than_random():
 def test_random_agent_is_legal_everywhere():
     summary = run_match("decrypto", {"*": "random"}, games=5, seed=2, progress=False)
     assert summary["metrics"]["fallbacks"] == 0
+
+
+def _full_ranking(alice, keywords, index):
+    """The encoder's ranking by its definition: the whole vocabulary sorted by similarity to
+    the keyword (stable), kept where the word is closer to it than to every other keyword."""
+    sims = alice.vocab_matrix @ alice.vectors.matrix(keywords).T
+    others = np.delete(sims, index, axis=1).max(axis=1)
+    return [int(j) for j in np.argsort(-sims[:, index], kind="stable") if sims[j, index] > others[j]]
+
+
+def test_encoder_ranking_is_the_whole_sorted_vocabulary_read_lazily(env):
+    """The encoder sorts only the start of each keyword's ranking (a partition) and the rest
+    when a walk reaches it: read in full, it is the whole sorted, filtered vocabulary; and a
+    prefix of one word (the rest sorted at once) draws the same hints over whole games."""
+    alice = agent("glove:k=16", "alice", env)
+    for keywords in [("guitar", "horse", "castle", "apple"), ("river", "bank", "money", "stream")]:
+        for index in range(4):
+            assert list(alice._ranking(keywords, index)) == _full_ranking(alice, keywords, index)
+    hints = {}
+    for prefix in (alice.PREFIX, 1):
+        player = agent("glove:k=16", "alice", env)
+        player.PREFIX = prefix
+        drawn = []
+        for game in range(3):
+            player.reset(game)
+            keywords = [("guitar", "horse", "castle", "apple"), ("river", "bank", "money", "stream")][game % 2]
+            for turn in range(8):
+                drawn.append(player.act({"keywords": keywords, "code": np.array([1 + turn % 4, 1 + (turn + 1) % 4,
+                                                                                   1 + (turn + 2) % 4])}, {}))
+        hints[prefix] = drawn
+    assert hints[alice.PREFIX] == hints[1]

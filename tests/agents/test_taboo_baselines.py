@@ -4,6 +4,8 @@ answers on topic without its suspects; full matches and baseline vs random."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -127,3 +129,35 @@ def test_baseline_attacker_beats_random_defender_and_closed_set_defender_wins_mo
     open_set = run_match("taboo", {"attacker": "glove", "defender": "glove"}, **kwargs)["metrics"]
     closed = run_match("taboo", {"attacker": "glove", "defender": f"glove:candidates={path}"}, **kwargs)["metrics"]
     assert closed["defender_win_rate"] > open_set["defender_win_rate"] > vs_random_defender["defender_win_rate"]
+
+
+def _records(path, **options):
+    run_match("taboo", {"attacker": "glove", "defender": "glove"}, games=4, seed=3, progress=False,
+              env_kwargs={"targets": TARGETS}, results_path=path, **options)
+    return [json.loads(line)["record"] for line in path.read_text().splitlines()]
+
+
+def test_defender_ranking_is_the_full_sort_read_lazily(env, monkeypatch, tmp_path):
+    """The defender ranks the start of its candidates by a partition and sorts the rest only
+    when the words already said eat that start: the ranking of sorting every score, whether
+    the start holds (the usual case) or not (a one-word start), and the same games."""
+    from cluegym.agents.embedding import taboo as taboo_baselines
+    from cluegym.agents.embedding.speech import SaidFilter
+
+    defender = agent(env, "defender")
+    dialogue = ("I keep thinking about keys, melody and concert.", "Is it loud?",
+                "It has keys and pedals, an instrument.", "An organ?")
+    observation = obs(dialogue=dialogue)
+    scores = defender.candidates.scores(defender.topic(observation))
+    said = SaidFilter(list(dialogue))
+    words = defender.candidates.words
+    full = [(words[i], float(scores[i])) for i in np.argsort(-scores, kind="stable").tolist() if not said(words[i])]
+    real_top_order = taboo_baselines.top_order
+    for start in (None, 1):
+        if start is not None:
+            monkeypatch.setattr(taboo_baselines, "top_order", lambda values, k: real_top_order(values, start))
+        for n in (2, 10, 300):
+            assert defender.ranking(observation, n) == full[:n]
+    expected = _records(tmp_path / "one_word_start.jsonl")
+    monkeypatch.setattr(taboo_baselines, "top_order", real_top_order)
+    assert _records(tmp_path / "partition.jsonl") == expected

@@ -164,3 +164,34 @@ def test_the_random_agent_leaves_beliefs_empty_and_plays_the_same_games(monkeypa
         assert "beliefs are not JSON" in filled_record
         # the same draws: every description and vote is the one the filled entry gave
         assert [{**action, "beliefs": None} for action in actions] == [{**action, "beliefs": None} for action in filled]
+
+
+def _records(path):
+    run_match("undercover", {"*": "glove"}, games=3, seed=4, progress=False, results_path=path)
+    return [json.loads(line)["record"] for line in path.read_text().splitlines()]
+
+
+def test_kept_neighbour_rankings_are_fresh_ones_and_change_no_game(env, monkeypatch, tmp_path):
+    """The vocabulary keeps each query's ranking (the same word's neighbours are asked at
+    every turn): a kept ranking is the one a fresh search gives, and games played with
+    nothing kept are the same games."""
+    from cluegym.agents.embedding.speech import Vocabulary
+
+    baseline = player(env)
+    vocab = baseline.vocab
+    rng = np.random.default_rng(0)
+    for vector in [baseline.encoder.word("bee"), baseline.encoder.word("garden"),
+                   rng.normal(size=vocab.matrix.shape[1]).astype(np.float32)]:
+        for depth in (10, 200, len(vocab.words)):
+            scores = vocab.matrix @ vector
+            top = (np.argpartition(-scores, depth - 1)[:depth] if depth < len(vocab.words)
+                   else np.arange(len(vocab.words)))
+            fresh = top[np.argsort(-scores[top], kind="stable")]
+            kept = vocab._ranked(vector, depth)
+            np.testing.assert_array_equal(kept, fresh)
+            assert vocab._ranked(vector.copy(), depth) is kept and not kept.flags.writeable
+    expected = _records(tmp_path / "kept.jsonl")
+    monkeypatch.setattr(Vocabulary, "MAX_RANKINGS", 0)  # every ranking searched afresh
+    vocab._rankings.clear()
+    assert _records(tmp_path / "fresh.jsonl") == expected
+    assert not vocab._rankings
