@@ -40,6 +40,8 @@ class Vocabulary:
 
     #: Rankings kept (see :meth:`_ranked`): a few hundred indices each.
     MAX_RANKINGS = 4096
+    #: Filtered rankings kept (see :meth:`unsaid_neighbours`): ~1,000 indices each.
+    MAX_UNSAID = 256
 
     def __init__(self, words: Sequence[str], matrix: np.ndarray) -> None:
         self.words = list(words)
@@ -48,6 +50,9 @@ class Vocabulary:
         self.stems = [snowball_stem(w) for w in self.words]
         # (the query vector's bytes, depth) -> the ranked indices, oldest first.
         self._rankings: OrderedDict[tuple[bytes, str, int], np.ndarray] = OrderedDict()
+        # (vector bytes, dtype, depth, word) -> [the ranking, how far it was read, (index,
+        # forms) of the words read that do not say the word].
+        self._unsaid: OrderedDict[tuple[bytes, str, int, str], list[Any]] = OrderedDict()
 
     @classmethod
     def for_embedding(cls, embedding: str, vectors: WordEncoder, size: int = 20000,
@@ -106,6 +111,51 @@ class Vocabulary:
         if len(self._rankings) > self.MAX_RANKINGS:
             self._rankings.popitem(last=False)
         return order
+
+    def unsaid_neighbours(self, vector: np.ndarray, k: int, word: str, said: "SaidFilter") -> list[int]:
+        """Vocabulary indices of ``neighbours(vector, k, exclude=lambda w: said(w) or says(w,
+        word))``: the same words in the same order, found faster when ``vector`` and ``word``
+        come back (a player's own word, asked at every turn of a game). The ranking's words
+        that do not say ``word`` are kept with their forms as far as a call has read them, so
+        a later call tests each one's forms against what was said, and reads on only past
+        them."""
+        if not np.any(vector) or k < 1:
+            return []
+        depth = min(len(self.words), 4 * k + 64)
+        key = (vector.tobytes(), vector.dtype.str, depth, word)
+        kept = self._unsaid.get(key)
+        if kept is None:
+            kept = self._unsaid[key] = [self._ranked(vector, depth).tolist(), 0, []]
+            if len(self._unsaid) > self.MAX_UNSAID:
+                self._unsaid.popitem(last=False)
+        else:
+            self._unsaid.move_to_end(key)
+        order, read, candidates = kept
+        said_forms = said.forms
+        found: list[int] = []
+        for i, forms in candidates:
+            if forms.isdisjoint(said_forms):  # SaidFilter's test: no form in common
+                found.append(i)
+                if len(found) == k:
+                    return found
+        words = self.words
+        while read < len(order):  # read on: the kept candidates were not enough
+            i = order[read]
+            read += 1
+            if says(words[i], word):
+                continue
+            forms = word_forms(words[i])
+            candidates.append((i, forms))
+            if forms.isdisjoint(said_forms):
+                found.append(i)
+                if len(found) == k:
+                    break
+        kept[1] = read
+        if len(found) == k or depth >= len(words):
+            return found
+        # Exclusions ate the whole depth: the general search goes deeper.
+        index = self.index
+        return [index[w] for w in self.neighbours(vector, k, exclude=lambda w: said(w) or says(w, word))]
 
     def scores(self, vector: np.ndarray) -> np.ndarray:
         """Cosine similarity of every word to ``vector``."""

@@ -137,10 +137,10 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
             centroid = self._unit(points[other_team].sum(axis=0))
             self.other_team_centroid = centroid
             excluded = SaidFilter([word, *(t for texts in said.values() for t in texts)])
-            pool = self.vocab.neighbours(own, self.num_candidates, exclude=lambda w: excluded(w) or says(w, word))
+            pool = self.vocab.unsaid_neighbours(own, self.num_candidates, word, excluded)
             if pool:
-                sims = np.stack([self.vocab.matrix[self.vocab.index[w]] for w in pool]) @ centroid
-                other = pool[int(np.argmax(sims))]
+                sims = self.vocab.matrix[pool] @ centroid
+                other = self.vocab.words[pool[int(np.argmax(sims))]]
         belief: dict[str, Any] = {
             "self": "undercover" if me_undercover else "civilian",
             "others": {str(p): ("teammate" if p in teammates else "opponent") for p in players[1:]},

@@ -195,3 +195,22 @@ def test_kept_neighbour_rankings_are_fresh_ones_and_change_no_game(env, monkeypa
     vocab._rankings.clear()
     assert _records(tmp_path / "fresh.jsonl") == expected
     assert not vocab._rankings
+
+
+def test_unsaid_neighbours_are_the_general_search(env):
+    """The other-word candidates kept per own word and read on lazily are the words the
+    general neighbour search with the same exclusions gives: with little said, with more
+    said later (the kept start is read on), and with the kept depth eaten (the general
+    search goes deeper)."""
+    from cluegym.agents.embedding.speech import SaidFilter, says
+
+    vocab = player(env).vocab
+    own = player(env).encoder.word("bee")
+    ranked = [vocab.words[i] for i in vocab._ranked(own, len(vocab.words))[:2000].tolist()]
+    vocab._unsaid.clear()
+    for k, said_texts in [(300, ["honey"]), (300, ["honey", "hive", *ranked[:250]]), (8, ranked[:60]),
+                          (300, ranked[:1500])]:
+        said = SaidFilter(["bee", *said_texts])
+        general = vocab.neighbours(own, k, exclude=lambda w: said(w) or says(w, "bee"))
+        assert [vocab.words[i] for i in vocab.unsaid_neighbours(own, k, "bee", said)] == general
+        assert len(general) == k
