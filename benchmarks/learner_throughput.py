@@ -49,6 +49,11 @@ Usage:
     python -m cluegym.benchmarks.learner_throughput --games dixit --cold   # encoders' caches empty
     python -m cluegym.benchmarks.learner_throughput --breakdown   # + where an SB3 decision's time goes
     python -m cluegym.benchmarks.learner_throughput --ppo 8192    # + the env's share of a PPO run
+    python -m cluegym.benchmarks.learner_throughput --default-opponents   # + the SB3 view vs the baselines
+
+``--default-opponents`` adds a row ``sb3-def``: the SB3 view with the game's default opponents
+and delegate (``DEFAULT_AGENTS``: the embedding baselines ``cluegym train`` plays against)
+instead of random players, so its rate includes what those baselines cost (no floor verdict).
 
 ``--ppo STEPS`` also trains sb3-contrib's ``MaskablePPO`` with the project's defaults
 (``DEFAULT_ALGO_KWARGS["maskable_ppo"]``, ``TrainConfig``'s 4 envs in one process) on the SB3
@@ -73,7 +78,8 @@ from cluegym.benchmarks.throughput import measure
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
 
-__all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay", "measure_multiseat", "median_rate", "main", "VIEW_FLOOR",
+__all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay",
+           "measure_selfplay_defaults", "measure_multiseat", "median_rate", "main", "VIEW_FLOOR",
            "selfplay_breakdown", "BREAKDOWN_PARTS", "TrainingShare", "ppo_env_share"]
 
 
@@ -235,6 +241,15 @@ def measure_raw_random(game: str, setup: Setup, seconds: float, seed: int = 0) -
 def measure_selfplay(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
     """Throughput of the SB3 view (:class:`SelfPlayEnv`) with a random-legal learner."""
     env = _selfplay_env(game, setup)
+    counter = _StepCounter(env.aec)
+    return _timed(_selfplay_player(env, seed), counter, seconds)
+
+
+def measure_selfplay_defaults(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
+    """Throughput of the SB3 view with the game's default opponents and delegate (its
+    ``DEFAULT_AGENTS``, e.g. the GloVe baselines: what ``cluegym train`` plays against)
+    instead of random players; the learner still chooses at random among its legal choices."""
+    env = SelfPlayEnv(game, setup.seat, env_kwargs=setup.env_kwargs)
     counter = _StepCounter(env.aec)
     return _timed(_selfplay_player(env, seed), counter, seconds)
 
@@ -442,16 +457,19 @@ def _per_cpu_second(rate: ViewRate) -> ViewRate:
 
 
 def _measure_rows(game: str, setup: Setup, seconds: float, seed: int, rounds: int,
-                  cpu_time: bool, progress: bool = True) -> list[tuple[str, str, ViewRate]]:
-    """The four rows of ``game`` (raw, raw-rnd, sb3, multi), each the median of ``rounds``
-    measurements; the rounds are interleaved (every row once, then again), so that a slow
-    spell of a shared machine does not land on one row alone and skew its ratio."""
+                  cpu_time: bool, progress: bool = True, defaults: bool = False) -> list[tuple[str, str, ViewRate]]:
+    """The four rows of ``game`` (raw, raw-rnd, sb3, multi; with ``defaults`` a fifth,
+    sb3-def: the SB3 view against the game's default opponents), each the median of
+    ``rounds`` measurements; the rounds are interleaved (every row once, then again), so that
+    a slow spell of a shared machine does not land on one row alone and skew its ratio."""
     measures: list[tuple[str, str, Callable[[], ViewRate]]] = [
         ("raw", "-", lambda: measure_raw(game, setup, seconds)),
         ("raw-rnd", "-", lambda: measure_raw_random(game, setup, seconds, seed)),
         ("sb3", setup.seat, lambda: measure_selfplay(game, setup, seconds, seed)),
         ("multi", setup.learners, lambda: measure_multiseat(game, setup, seconds, seed)),
     ]
+    if defaults:
+        measures.append(("sb3-def", setup.seat, lambda: measure_selfplay_defaults(game, setup, seconds, seed)))
     samples: list[list[ViewRate]] = [[] for _ in measures]
     with tqdm(total=rounds * len(measures), desc=game, unit="row", leave=False, disable=not progress) as bar:
         for _ in range(rounds):
@@ -476,6 +494,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="torch and BLAS threads (default 1, as a training run's env processes)")
     parser.add_argument("--cold", action="store_true",
                         help="do not fill the encoders' caches before timing (measure the first games)")
+    parser.add_argument("--default-opponents", action="store_true",
+                        help="add a row sb3-def: the SB3 view against the game's default opponents and "
+                             "delegate (the baselines cluegym train plays against), not random players")
     parser.add_argument("--breakdown", action="store_true",
                         help="also time the parts of the SB3 view's decisions (features, game env, agents, view)")
     parser.add_argument("--ppo", type=int, default=0, metavar="STEPS",
@@ -508,12 +529,13 @@ def main(argv: list[str] | None = None) -> int:
         if setup.warm is not None and not args.cold:
             setup.warm()
         rows = _measure_rows(game, setup, args.seconds, args.seed, args.rounds, args.cpu_time,
-                             progress=not args.no_progress)
+                             progress=not args.no_progress, defaults=args.default_opponents)
         raw, raw_random = rows[0][2], rows[1][2]
         for view, learners, rate in rows:
             decisions = "-" if np.isnan(rate.decisions_s) else f"{rate.decisions_s:.0f}"
             of_raw = rate.env_steps_s / raw.env_steps_s
-            verdict = "" if view in ("raw", "raw-rnd") else ("ok" if of_raw >= VIEW_FLOOR else "BELOW")
+            # sb3-def times the default opponents too (baselines, not the view): no floor.
+            verdict = "" if view in ("raw", "raw-rnd", "sb3-def") else ("ok" if of_raw >= VIEW_FLOOR else "BELOW")
             print(f"{game:<11} {view:<8} {learners:<9} {rate.env_steps_s:>11.0f} "
                   f"{of_raw:>6.2f} {rate.env_steps_s / raw_random.env_steps_s:>9.2f} "
                   f"{decisions:>11} {rate.games_s:>8.1f} {100 * rate.cpu_share:>5.0f}  {verdict}", flush=True)

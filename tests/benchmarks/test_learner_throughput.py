@@ -108,3 +108,10 @@ def test_decrypto_warm_up_encodes_the_random_hints_vocabulary():
     assert (source, vocabulary[-1]) not in WORD_CACHE
     SETUPS["decrypto"].warm()
     assert all((source, word) in WORD_CACHE for word in vocabulary)
+
+
+def test_default_opponents_row_times_the_view_against_the_baselines(capsys):
+    assert main(["--games", "taboo", "--seconds", "0.2", "--rounds", "1", "--default-opponents"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("taboo")]
+    assert [row[1] for row in rows] == ["raw", "raw-rnd", "sb3", "multi", "sb3-def"]
+    assert float(rows[4][3]) > 0 and len(rows[4]) == 9  # env steps/s, no floor verdict
