@@ -94,6 +94,8 @@ class Setup:
         task_options: the tasks' options (their delegates play ``random`` here).
         warm: fills the encoders' caches with the texts the random players can say (run
             once before the views are timed; None: nothing to warm).
+        warm_defaults: what the default opponents encode once per process (run before the
+            ``sb3-def`` row; None: nothing more).
     """
 
     seat: str
@@ -101,6 +103,7 @@ class Setup:
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     task_options: dict[str, Any] = field(default_factory=dict)
     warm: Callable[[], None] | None = None
+    warm_defaults: Callable[[], None] | None = None
 
 
 def _warm_dixit() -> None:
@@ -112,6 +115,19 @@ def _warm_dixit() -> None:
     sentences = SentenceEncoder()
     sentences.matrix(list(random_vocabulary()))
     sentences.matrix(sorted(set((get_deck().captions or {}).values())))
+
+
+def _warm_dixit_defaults() -> None:
+    """The vision agents' class probabilities of every card of the deck, at the
+    observations' size (EfficientNet on each card and its tiles once: ~40 CPU-seconds here;
+    a training run meets every card within its first games, and the first ones ran ~25x
+    slower while it did)."""
+    from cluegym.agents.embedding.dixit import VisionAgent
+    from cluegym.agents.encoders.images import class_probabilities
+
+    env = cluegym.make("dixit", **SETUPS["dixit"].env_kwargs).unwrapped  # its deck, at its observations' size
+    deck = env.deck
+    class_probabilities(deck.images(deck.card_ids, tuple(env.image_size)), grid=VisionAgent.DEFAULT_GRID)
 
 
 def _warm_decrypto() -> None:
@@ -135,7 +151,7 @@ SETUPS: dict[str, Setup] = {
     "undercover": Setup("player_0", "all", task_options={"speaker": "random"}),
     "taboo": Setup("defender", "defender", task_options={"speaker": "random"}),
     "dixit": Setup("player_0", "all", env_kwargs={"reveal_captions": True}, task_options={"player": "random"},
-                   warm=_warm_dixit),
+                   warm=_warm_dixit, warm_defaults=_warm_dixit_defaults),
 }
 
 
@@ -528,6 +544,8 @@ def main(argv: list[str] | None = None) -> int:
         setup = SETUPS[game]
         if setup.warm is not None and not args.cold:
             setup.warm()
+        if args.default_opponents and setup.warm_defaults is not None and not args.cold:
+            setup.warm_defaults()
         rows = _measure_rows(game, setup, args.seconds, args.seed, args.rounds, args.cpu_time,
                              progress=not args.no_progress, defaults=args.default_opponents)
         raw, raw_random = rows[0][2], rows[1][2]

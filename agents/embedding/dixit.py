@@ -284,7 +284,11 @@ class VisionAgent(DixitAgent):
         temperature: 0 votes for the most similar candidate; > 0 samples.
     """
 
-    def __init__(self, game: str, seat: str, action_space: Any, *, rank: int = 1, top_k: int = 10, grid: int = 2,
+    #: The default ``grid``.
+    DEFAULT_GRID = 2
+
+    def __init__(self, game: str, seat: str, action_space: Any, *, rank: int = 1, top_k: int = 10,
+                 grid: int = DEFAULT_GRID,
                  temperature: float = 0.0, seed: int | None = None) -> None:
         super().__init__(game, seat, action_space, rank=rank, temperature=temperature, seed=seed)
         if rank < 1:
