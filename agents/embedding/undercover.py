@@ -38,6 +38,10 @@ from cluegym.agents.embedding.speech import SaidFilter, Vocabulary, says
 from cluegym.agents.encoders.sentences import SpeechEncoder
 from cluegym.envs.undercover.rules import SILENCE
 
+#: :meth:`EmbeddingUndercoverPlayer._point` by (embedding, sentence model, descriptions), oldest first.
+_POINTS: dict[tuple[str, bool, tuple[str, ...]], np.ndarray] = {}
+_MAX_POINTS = 4096
+
 #: Said when no vocabulary word can describe the word (e.g. the embedding does not know it).
 VAGUE_DESCRIPTION = "It is hard to put into words."
 
@@ -111,7 +115,7 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
         if not said or not np.any(own):
             return None
         players = [me, *sorted(said)]
-        points = np.stack([own, *(self._unit(self.encoder.texts(said[p]).mean(axis=0)) for p in players[1:])])
+        points = np.stack([own, *(self._point(said[p]) for p in players[1:])])
         civilians, undercover = (int(x) for x in observation["team_sizes"])
         best: tuple[float, tuple[int, ...]] | None = None
         n = len(players)
@@ -148,6 +152,19 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
         if other is not None:
             belief["other_word"] = other
         return belief
+
+    def _point(self, texts: list[str]) -> np.ndarray:
+        """A speaker's point: the unit mean of its description vectors (read-only; kept per
+        process: every player's beliefs read every other speaker's point at every turn)."""
+        key = (self.vectors.source, self.encoder.sentences is not None, tuple(texts))
+        point = _POINTS.get(key)
+        if point is None:
+            point = self._unit(self.encoder.texts(texts).mean(axis=0))
+            point.flags.writeable = False
+            _POINTS[key] = point
+            if len(_POINTS) > _MAX_POINTS:
+                del _POINTS[next(iter(_POINTS))]  # the oldest
+        return point
 
     @staticmethod
     def _unit(v: np.ndarray) -> np.ndarray:
