@@ -34,7 +34,7 @@ import numpy as np
 
 from cluegym.agents.base import Agent
 from cluegym.agents.embedding.common import EmbeddingAgent
-from cluegym.agents.encoders.images import class_probabilities, imagenet_labels
+from cluegym.agents.encoders.images import class_probabilities, imagenet_labels, probability_keys
 from cluegym.agents.encoders.loaders import load_glove
 from cluegym.agents.encoders.sentences import SentenceEncoder
 from cluegym.agents.encoders.vocabulary import wordnet_lemmas
@@ -236,6 +236,17 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         not words of the caption (the caption itself for rank 0)."""
         if self.rank == 0:
             return caption
+        # A function of the caption and the options alone: kept per process (a storyteller
+        # asks again for every card of its hand at every story; a deck has ~100 captions).
+        key = (self.vectors.source, self.vocabulary_path, self.vocab_size, self.rank, caption)
+        clue = _CLUES.get(key)
+        if clue is None:
+            clue = _CLUES[key] = self._search_clue(caption)
+            while len(_CLUES) > _MAX_CLUES:
+                del _CLUES[next(iter(_CLUES))]  # the oldest
+        return clue
+
+    def _search_clue(self, caption: str) -> str:
         words, matrix = clue_vocabulary(self.embedding, self.vectors, self.vocabulary_path, self.vocab_size)
         content = [w for w in content_words(caption) if w in self.vectors]
         if not content:
@@ -265,7 +276,17 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         return slot, clues[slot]
 
 
+#: :meth:`CaptionAgent.clue_for` by (embedding source, vocabulary, its size, rank, caption).
+_CLUES: dict[tuple[str, str | None, int, int, str], str] = {}
+_MAX_CLUES = 4096
+
+
 # ------------------------------------------------------------------------------ vision
+
+#: :meth:`VisionAgent.card_vectors` rows by (picture's probability key, top_k), oldest first.
+_CARD_VECTORS: dict[tuple[bytes, int], np.ndarray] = {}
+_MAX_CARD_VECTORS = 8192
+
 
 @functools.lru_cache(maxsize=1)
 def _label_vectors() -> np.ndarray:
@@ -304,7 +325,27 @@ class VisionAgent(DixitAgent):
         return class_probabilities(np.asarray(observation[field])[:count], grid=self.grid)
 
     def card_vectors(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
-        probs = self.probabilities(observation, field, count)
+        # A card's vector depends on its picture alone: kept per picture (its probabilities'
+        # key) and top_k, as the pooling of a batch computes each row on its own (sorting
+        # 1,000 probabilities per card and decision was a fifth of a warm game's time).
+        images = np.asarray(observation[field])[:count]
+        keys = probability_keys(images, self.grid)
+        rows = [_CARD_VECTORS.get((key, self.top_k)) for key in keys]
+        missing = [i for i, row in enumerate(rows) if row is None]
+        if missing or not rows:
+            probs = class_probabilities(images[missing], grid=self.grid, keys=[keys[i] for i in missing])
+            vectors = self._pooled(probs)
+            if not rows:
+                return vectors
+            vectors.flags.writeable = False
+            for i, vector in zip(missing, vectors):
+                rows[i] = _CARD_VECTORS[(keys[i], self.top_k)] = vector
+            while len(_CARD_VECTORS) > _MAX_CARD_VECTORS:
+                del _CARD_VECTORS[next(iter(_CARD_VECTORS))]  # the oldest
+        return np.stack(rows)
+
+    def _pooled(self, probs: np.ndarray) -> np.ndarray:
+        """Each row's MiniLM vector: its top_k labels' vectors weighted by probability."""
         labels = _label_vectors()
         top = np.argsort(-probs, axis=1)[:, : self.top_k]
         weights = np.take_along_axis(probs, top, axis=1)

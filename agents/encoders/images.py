@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; torch is imported on the fi
 
 __all__ = [
     "BATCH_SIZE", "IMAGE_CACHE", "INPUT_SIZE", "ImageEncoder", "class_probabilities", "image_features",
-    "imagenet_labels", "preprocess", "tiles", "top_labels",
+    "imagenet_labels", "preprocess", "probability_keys", "tiles", "top_labels",
 ]
 
 #: Side of the square input of EfficientNet-lite0.
@@ -101,7 +101,13 @@ def _classify(crops: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(out)
 
 
-def class_probabilities(images: np.ndarray, grid: int = 0) -> np.ndarray:
+def probability_keys(images: np.ndarray, grid: int = 0) -> list[bytes]:
+    """The :data:`IMAGE_CACHE` keys of each picture's :func:`class_probabilities` (one SHA-1
+    of each picture: a caller that keeps more per picture keys it by these too)."""
+    return [image_key(image, "probabilities", grid) for image in images]
+
+
+def class_probabilities(images: np.ndarray, grid: int = 0, keys: list[bytes] | None = None) -> np.ndarray:
     """ImageNet class probabilities of each picture: ``float32 (n, 1000)``.
 
     Args:
@@ -111,6 +117,7 @@ def class_probabilities(images: np.ndarray, grid: int = 0) -> np.ndarray:
             overlapping tiles (:func:`tiles`) and keeps, per class, the highest probability:
             a Dixit card holds several small objects that the whole-picture view misses.
             The rows are then not distributions any more (they sum to more than 1).
+        keys: :func:`probability_keys` of ``images`` when the caller has them (None: made here).
 
     Raises:
         ValueError: pictures of another shape, or ``grid`` < 0.
@@ -129,7 +136,11 @@ def class_probabilities(images: np.ndarray, grid: int = 0) -> np.ndarray:
         bounds = np.cumsum([0] + [len(per_image) for per_image in crops])
         return [probs[a:b].max(axis=0) for a, b in zip(bounds[:-1], bounds[1:])]
 
-    return np.stack(IMAGE_CACHE.fetch([image_key(image, "probabilities", grid) for image in images], classify))
+    if keys is None:
+        keys = probability_keys(images, grid)
+    elif len(keys) != len(images):
+        raise ValueError(f"{len(keys)} keys for {len(images)} pictures")
+    return np.stack(IMAGE_CACHE.fetch(keys, classify))
 
 
 def top_labels(probabilities: np.ndarray, k: int = 5) -> list[tuple[str, float]]:

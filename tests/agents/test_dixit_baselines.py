@@ -157,3 +157,39 @@ def test_storytellers_do_not_retell_a_card_while_they_hold_untold_ones():
     for p in range(4):
         told = [r.target for r in env.state.history if r.storyteller == p]
         assert sorted(told) == sorted(HANDS[p]), told  # each of its 4 cards once
+
+
+def test_what_depends_on_a_card_alone_is_kept_and_changes_no_game(monkeypatch, tmp_path):
+    """The vision agent keeps each picture's vector and the caption agent each caption's clue:
+    a kept vector is the pooling of a fresh batch, bit for bit, a kept clue the fresh search,
+    and a match with nothing kept is the same match."""
+    import json
+
+    from cluegym.agents.embedding import dixit as dixit_baselines
+    from cluegym.agents.encoders.images import class_probabilities
+
+    env = raw_env(reveal_captions=True, num_rounds=4)
+    env.reset(seed=0, options={"hands": HANDS})
+    vision = agent("vision:grid=0", env)
+    images = env.deck.images(env.deck.card_ids[:12], tuple(env.image_size))
+    fresh = vision._pooled(class_probabilities(images, grid=0))
+    dixit_baselines._CARD_VECTORS.clear()
+    for batch in ([0, 1, 2, 3], [2, 5, 7], [11, 0, 5, 9, 3]):
+        np.testing.assert_array_equal(vision.card_vectors({"hand": images[batch]}, "hand", len(batch)), fresh[batch])
+    teller = agent("caption", env)
+    for caption in [str(c) for c in env.observe("player_0")["hand_captions"]]:
+        assert teller.clue_for(caption) == teller._search_clue(caption) == teller.clue_for(caption)
+
+    def records(path):
+        run_match("dixit", {"player_0": "caption", "player_1": "vision:grid=0", "player_2": "caption:rank=3",
+                            "player_3": "vision:grid=0"}, games=1, seed=2, progress=False, results_path=path,
+                  env_kwargs={"reveal_captions": True, "num_rounds": 6})
+        return [json.loads(line)["record"] for line in path.read_text().splitlines()]
+
+    kept = records(tmp_path / "kept.jsonl")
+    monkeypatch.setattr(dixit_baselines, "_MAX_CARD_VECTORS", 0)
+    monkeypatch.setattr(dixit_baselines, "_MAX_CLUES", 0)
+    dixit_baselines._CARD_VECTORS.clear()
+    dixit_baselines._CLUES.clear()
+    assert records(tmp_path / "fresh.jsonl") == kept
+    assert not dixit_baselines._CARD_VECTORS and not dixit_baselines._CLUES
