@@ -34,6 +34,7 @@ import numpy as np
 
 from cluegym.agents.base import Agent
 from cluegym.agents.embedding.common import EmbeddingAgent
+from cluegym.agents.encoders.cache import LRUCache
 from cluegym.agents.encoders.images import class_probabilities, imagenet_labels, probability_keys
 from cluegym.agents.encoders.loaders import load_glove
 from cluegym.agents.encoders.sentences import SentenceEncoder
@@ -283,9 +284,8 @@ _MAX_CLUES = 4096
 
 # ------------------------------------------------------------------------------ vision
 
-#: :meth:`VisionAgent.card_vectors` rows by (picture's probability key, top_k), oldest first.
-_CARD_VECTORS: dict[tuple[bytes, int], np.ndarray] = {}
-_MAX_CARD_VECTORS = 8192
+#: :meth:`VisionAgent.card_vectors` rows by (picture's probability key, top_k).
+_CARD_VECTORS = LRUCache(8192)
 
 
 @functools.lru_cache(maxsize=1)
@@ -339,9 +339,8 @@ class VisionAgent(DixitAgent):
                 return vectors
             vectors.flags.writeable = False
             for i, vector in zip(missing, vectors):
-                rows[i] = _CARD_VECTORS[(keys[i], self.top_k)] = vector
-            while len(_CARD_VECTORS) > _MAX_CARD_VECTORS:
-                del _CARD_VECTORS[next(iter(_CARD_VECTORS))]  # the oldest
+                rows[i] = vector
+                _CARD_VECTORS.put((keys[i], self.top_k), vector)
         return np.stack(rows)
 
     def _pooled(self, probs: np.ndarray) -> np.ndarray:

@@ -26,6 +26,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from cluegym.agents.encoders.cache import LRUCache
 from cluegym.agents.encoders.vocabulary import STOPWORDS, wordnet_lemmas
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.matching import lemmas, says_word, snowball_stem
@@ -38,7 +39,7 @@ class Vocabulary:
     Use :meth:`for_embedding` to share one instance per embedding and size in a process.
     """
 
-    #: Rankings kept (see :meth:`_ranked`): a few hundred indices each.
+    #: Rankings kept (see :meth:`_ranked`), least recently used dropped: a few hundred indices each.
     MAX_RANKINGS = 4096
     #: Filtered rankings kept (see :meth:`unsaid_neighbours`): ~1,000 indices each.
     MAX_UNSAID = 256
@@ -48,8 +49,8 @@ class Vocabulary:
         self.matrix = matrix
         self.index = {w: i for i, w in enumerate(self.words)}
         self.stems = [snowball_stem(w) for w in self.words]
-        # (the query vector's bytes, depth) -> the ranked indices, oldest first.
-        self._rankings: OrderedDict[tuple[bytes, str, int], np.ndarray] = OrderedDict()
+        # (the query vector's bytes, dtype, depth) -> the ranked indices.
+        self._rankings = LRUCache(self.MAX_RANKINGS)
         # (vector bytes, dtype, depth, word) -> [the ranking, how far it was read, (index,
         # forms) of the words read that do not say the word].
         self._unsaid: OrderedDict[tuple[bytes, str, int, str], list[Any]] = OrderedDict()
@@ -81,7 +82,7 @@ class Vocabulary:
             # Rank only the best `depth` words; look deeper only if exclusions ate them all.
             order = self._ranked(vector, depth)
             for i in order[seen:].tolist():
-                word = self.words[int(i)]
+                word = self.words[i]
                 if exclude is not None and exclude(word):
                     continue
                 if skipped < start:
@@ -100,16 +101,13 @@ class Vocabulary:
         and the product with the whole vocabulary and its partition were most of a turn)."""
         key = (vector.tobytes(), vector.dtype.str, depth)
         order = self._rankings.get(key)
-        if order is not None:
-            self._rankings.move_to_end(key)
-            return order
-        scores = self.matrix @ vector
-        top = np.argpartition(-scores, depth - 1)[:depth] if depth < len(self.words) else np.arange(len(self.words))
-        order = top[np.argsort(-scores[top], kind="stable")]
-        order.flags.writeable = False
-        self._rankings[key] = order
-        if len(self._rankings) > self.MAX_RANKINGS:
-            self._rankings.popitem(last=False)
+        if order is None:
+            scores = self.matrix @ vector
+            top = (np.argpartition(-scores, depth - 1)[:depth] if depth < len(self.words)
+                   else np.arange(len(self.words)))
+            order = top[np.argsort(-scores[top], kind="stable")]
+            order.flags.writeable = False
+            self._rankings.put(key, order)
         return order
 
     def unsaid_neighbours(self, vector: np.ndarray, k: int, word: str, said: "SaidFilter") -> list[int]:

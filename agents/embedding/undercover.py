@@ -35,12 +35,12 @@ import numpy as np
 
 from cluegym.agents.embedding.common import EmbeddingAgent
 from cluegym.agents.embedding.speech import SaidFilter, Vocabulary, says
+from cluegym.agents.encoders.cache import LRUCache
 from cluegym.agents.encoders.sentences import SpeechEncoder
 from cluegym.envs.undercover.rules import SILENCE
 
-#: :meth:`EmbeddingUndercoverPlayer._point` by (embedding, sentence model, descriptions), oldest first.
-_POINTS: dict[tuple[str, bool, tuple[str, ...]], np.ndarray] = {}
-_MAX_POINTS = 4096
+#: :meth:`EmbeddingUndercoverPlayer._point` by (embedding, sentence model, descriptions).
+_POINTS = LRUCache(4096)
 
 #: Said when no vocabulary word can describe the word (e.g. the embedding does not know it).
 VAGUE_DESCRIPTION = "It is hard to put into words."
@@ -161,9 +161,7 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
         if point is None:
             point = self._unit(self.encoder.texts(texts).mean(axis=0))
             point.flags.writeable = False
-            _POINTS[key] = point
-            if len(_POINTS) > _MAX_POINTS:
-                del _POINTS[next(iter(_POINTS))]  # the oldest
+            _POINTS.put(key, point)
         return point
 
     @staticmethod

@@ -187,7 +187,7 @@ def test_what_depends_on_a_card_alone_is_kept_and_changes_no_game(monkeypatch, t
         return [json.loads(line)["record"] for line in path.read_text().splitlines()]
 
     kept = records(tmp_path / "kept.jsonl")
-    monkeypatch.setattr(dixit_baselines, "_MAX_CARD_VECTORS", 0)
+    monkeypatch.setattr(dixit_baselines._CARD_VECTORS, "put", lambda key, value: None)
     monkeypatch.setattr(dixit_baselines, "_MAX_CLUES", 0)
     dixit_baselines._CARD_VECTORS.clear()
     dixit_baselines._CLUES.clear()

@@ -175,7 +175,6 @@ def test_kept_neighbour_rankings_are_fresh_ones_and_change_no_game(env, monkeypa
     """The vocabulary keeps each query's ranking (the same word's neighbours are asked at
     every turn): a kept ranking is the one a fresh search gives, and games played with
     nothing kept are the same games."""
-    from cluegym.agents.embedding.speech import Vocabulary
 
     baseline = player(env)
     vocab = baseline.vocab
@@ -191,7 +190,7 @@ def test_kept_neighbour_rankings_are_fresh_ones_and_change_no_game(env, monkeypa
             np.testing.assert_array_equal(kept, fresh)
             assert vocab._ranked(vector.copy(), depth) is kept and not kept.flags.writeable
     expected = _records(tmp_path / "kept.jsonl")
-    monkeypatch.setattr(Vocabulary, "MAX_RANKINGS", 0)  # every ranking searched afresh
+    monkeypatch.setattr(vocab._rankings, "put", lambda key, value: None)  # every ranking searched afresh
     vocab._rankings.clear()
     assert _records(tmp_path / "fresh.jsonl") == expected
     assert not vocab._rankings
