@@ -256,16 +256,18 @@ def measure_raw_random(game: str, setup: Setup, seconds: float, seed: int = 0) -
 
 def measure_selfplay(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
     """Throughput of the SB3 view (:class:`SelfPlayEnv`) with a random-legal learner."""
-    env = _selfplay_env(game, setup)
-    counter = _StepCounter(env.aec)
-    return _timed(_selfplay_player(env, seed), counter, seconds)
+    return _time_selfplay(_selfplay_env(game, setup), seconds, seed)
 
 
 def measure_selfplay_defaults(game: str, setup: Setup, seconds: float, seed: int = 0) -> ViewRate:
     """Throughput of the SB3 view with the game's default opponents and delegate (its
     ``DEFAULT_AGENTS``, e.g. the GloVe baselines: what ``cluegym train`` plays against)
     instead of random players; the learner still chooses at random among its legal choices."""
-    env = SelfPlayEnv(game, setup.seat, env_kwargs=setup.env_kwargs)
+    return _time_selfplay(SelfPlayEnv(game, setup.seat, env_kwargs=setup.env_kwargs), seconds, seed)
+
+
+def _time_selfplay(env: SelfPlayEnv, seconds: float, seed: int) -> ViewRate:
+    """Whole games of ``env`` with random-legal learner choices for about ``seconds``."""
     counter = _StepCounter(env.aec)
     return _timed(_selfplay_player(env, seed), counter, seconds)
 
