@@ -46,6 +46,26 @@ _POINTS = LRUCache(4096)
 VAGUE_DESCRIPTION = "It is hard to put into words."
 
 
+def _split_scores(points: np.ndarray, size: int) -> tuple[list[tuple[int, ...]], list[float]]:
+    """Every split of the points' rows into ``size`` of them (a minority, in
+    ``itertools.combinations`` order) and the rest, with its score ``|sum of the minority| +
+    |sum of the rest|``: each bit for bit ``np.linalg.norm(points[mask].sum(axis=0)) +
+    np.linalg.norm(points[~mask].sum(axis=0))``, computed for every split at once (the rows
+    gathered in the same order and summed along the same kind of axis; each norm the square
+    root of the row's dot product with itself, as ``norm`` takes it)."""
+    n = len(points)
+    splits = list(itertools.combinations(range(n), size))
+    rest = [[i for i in range(n) if i not in split] for split in splits]
+    scores = _norms(points[np.array(splits)].sum(axis=1)) + _norms(points[np.array(rest)].sum(axis=1))
+    return splits, scores.tolist()
+
+
+def _norms(rows: np.ndarray) -> np.ndarray:
+    """Each row's 2-norm as ``np.linalg.norm(row)`` gives it: ``sqrt(row.dot(row))`` (matmul
+    of a row by a column takes the same dot product)."""
+    return np.sqrt(np.matmul(rows[:, np.newaxis, :], rows[:, :, np.newaxis])[:, 0, 0])
+
+
 class EmbeddingUndercoverPlayer(EmbeddingAgent):
     """Any Undercover seat: describer, other-word inference, voter (see module docstring).
 
@@ -122,10 +142,8 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
         for size in range(1, undercover + 1):
             if n - size > civilians or size > n - 1:
                 continue
-            for minority in itertools.combinations(range(n), size):
-                mask = np.zeros(n, dtype=bool)
-                mask[list(minority)] = True
-                score = float(np.linalg.norm(points[mask].sum(axis=0)) + np.linalg.norm(points[~mask].sum(axis=0)))
+            splits, scores = _split_scores(points, size)
+            for minority, score in zip(splits, scores):
                 # prefer complete teams: a split of the full table beats a partial one
                 if best is None or score > best[0] + 1e-9:
                     best = (score, minority)

@@ -213,3 +213,27 @@ def test_unsaid_neighbours_are_the_general_search(env):
         general = vocab.neighbours(own, k, exclude=lambda w: said(w) or says(w, "bee"))
         assert [vocab.words[i] for i in vocab.unsaid_neighbours(own, k, "bee", said)] == general
         assert len(general) == k
+
+
+def test_split_scores_are_the_masked_norms_bit_for_bit():
+    """The team split's scores, computed for every split at once, are the per-split
+    ``norm(points[mask].sum(0)) + norm(points[~mask].sum(0))`` bit for bit (a near-tie
+    decides the split, so a last-bit difference could change a belief), in the order of
+    ``itertools.combinations``."""
+    import itertools
+
+    from cluegym.agents.embedding.undercover import _split_scores
+
+    rng = np.random.default_rng(3)
+    for n in range(2, 9):
+        for dtype in (np.float32, np.float64):
+            points = rng.normal(size=(n, 300)).astype(dtype)
+            points /= np.linalg.norm(points, axis=1, keepdims=True)
+            for size in range(1, n):
+                splits, scores = _split_scores(points, size)
+                assert splits == list(itertools.combinations(range(n), size))
+                for split, score in zip(splits, scores):
+                    mask = np.zeros(n, dtype=bool)
+                    mask[list(split)] = True
+                    expected = float(np.linalg.norm(points[mask].sum(axis=0)) + np.linalg.norm(points[~mask].sum(axis=0)))
+                    assert score == expected
