@@ -25,7 +25,7 @@ Cache policy, the same for every encoder:
   ========================================  ===========================================  =======
   :data:`.words.WORD_CACHE`                 ``(embedding, text)``                        100,000
   :data:`.sentences.SENTENCE_CACHE`         the text                                     100,000
-  :data:`.images.IMAGE_CACHE`               SHA-1 of the picture's shape and bytes, and  20,000
+  :data:`.images.IMAGE_CACHE`               XXH3 of the picture's shape and bytes, and   20,000
                                             what was computed (features, probabilities
                                             at a tile grid)
   ========================================  ===========================================  =======

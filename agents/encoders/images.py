@@ -102,8 +102,8 @@ def _classify(crops: list[np.ndarray]) -> np.ndarray:
 
 
 def probability_keys(images: np.ndarray, grid: int = 0) -> list[bytes]:
-    """The :data:`IMAGE_CACHE` keys of each picture's :func:`class_probabilities` (one SHA-1
-    of each picture: a caller that keeps more per picture keys it by these too)."""
+    """The :data:`IMAGE_CACHE` keys of each picture's :func:`class_probabilities` (one hash
+    of each picture's pixels: a caller that keeps more per picture keys it by these too)."""
     return [image_key(image, "probabilities", grid) for image in images]
 
 

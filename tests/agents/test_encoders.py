@@ -55,6 +55,24 @@ def test_fetch_computes_each_missing_key_once_in_one_call():
         cache.fetch(["p", "q"], lambda positions: [np.zeros(1)])
 
 
+def test_image_key_tells_pictures_shapes_and_contexts_apart():
+    """A picture's cache key is a function of its shape, pixels and context: equal pictures
+    (a strided view and its copy too) share one, and any of the three changed gives another."""
+    from cluegym.agents.encoders.cache import image_key
+
+    rng = np.random.default_rng(0)
+    card = rng.integers(0, 256, size=(24, 16, 3), dtype=np.uint8)
+    key = image_key(card, "probabilities", 0)
+    assert len(key) == 16 and image_key(card.copy(), "probabilities", 0) == key
+    wide = rng.integers(0, 256, size=(24, 32, 3), dtype=np.uint8)
+    assert image_key(wide[:, ::2], "features") == image_key(np.ascontiguousarray(wide[:, ::2]), "features")
+    changed = card.copy()
+    changed[5, 5, 1] ^= 1
+    others = {image_key(changed, "probabilities", 0), image_key(card, "probabilities", 3),
+              image_key(card, "features"), image_key(card.reshape(16, 24, 3), "probabilities", 0)}
+    assert key not in others and len(others) == 4
+
+
 def test_process_caches_have_the_documented_bounds():
     assert encoders.WORD_CACHE.max_items == encoders.WORD_CACHE_SIZE == 100_000
     assert encoders.SENTENCE_CACHE.max_items == encoders.SENTENCE_CACHE_SIZE == 100_000
