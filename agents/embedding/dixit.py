@@ -286,6 +286,8 @@ _MAX_CLUES = 4096
 
 #: :meth:`VisionAgent.card_vectors` rows by (picture's probability key, top_k).
 _CARD_VECTORS = LRUCache(8192)
+#: :meth:`VisionAgent._label_ids` by (picture's probability key, rank).
+_LABEL_IDS = LRUCache(8192)
 
 
 @functools.lru_cache(maxsize=1)
@@ -324,12 +326,15 @@ class VisionAgent(DixitAgent):
     def probabilities(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
         return class_probabilities(np.asarray(observation[field])[:count], grid=self.grid)
 
-    def card_vectors(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:
+    def card_vectors(self, observation: dict[str, Any], field: str, count: int,
+                     keys: list[bytes] | None = None) -> np.ndarray:
         # A card's vector depends on its picture alone: kept per picture (its probabilities'
         # key) and top_k, as the pooling of a batch computes each row on its own (sorting
         # 1,000 probabilities per card and decision was a fifth of a warm game's time).
+        # ``keys``: the pictures' probability_keys when the caller has them.
         images = np.asarray(observation[field])[:count]
-        keys = probability_keys(images, self.grid)
+        if keys is None:
+            keys = probability_keys(images, self.grid)
         rows = [_CARD_VECTORS.get((key, self.top_k)) for key in keys]
         missing = [i for i, row in enumerate(rows) if row is None]
         if missing or not rows:
@@ -354,11 +359,27 @@ class VisionAgent(DixitAgent):
 
     def tell(self, observation: dict[str, Any]) -> tuple[int, str]:
         count = int((np.asarray(observation["hand_ids"]) >= 0).sum())
-        probs = self.probabilities(observation, "hand", count)
-        label_ids = np.argsort(-probs, axis=1)[:, self.rank - 1]
-        slot = self._best_margin(_label_vectors()[label_ids], self.card_vectors(observation, "hand", count),
+        images = np.asarray(observation["hand"])[:count]
+        keys = probability_keys(images, self.grid)  # each picture hashed once for the turn
+        label_ids = np.array(self._label_ids(images, keys), dtype=np.intp)
+        slot = self._best_margin(_label_vectors()[label_ids], self.card_vectors(observation, "hand", count, keys),
                                  self.untold(observation, count))
         return slot, imagenet_labels()[int(label_ids[slot])]
+
+    def _label_ids(self, images: np.ndarray, keys: list[bytes]) -> list[int]:
+        """Each picture's ``rank``-th most probable label, ``np.argsort(-probs)[rank - 1]``
+        (kept per picture and rank: a storyteller sorted its whole hand's 1,000 probabilities
+        at every story)."""
+        ids = [_LABEL_IDS.get((key, self.rank)) for key in keys]
+        missing = [i for i, label in enumerate(ids) if label is None]
+        if missing:
+            probs = class_probabilities(images[missing], grid=self.grid, keys=[keys[i] for i in missing])
+            # The same call as for the whole hand: each row is sorted on its own.
+            found = np.argsort(-probs, axis=1)[:, self.rank - 1].tolist()
+            for i, label in zip(missing, found):
+                ids[i] = label
+                _LABEL_IDS.put((keys[i], self.rank), label)
+        return ids
 
 
 def agent_class(seat: str) -> type:

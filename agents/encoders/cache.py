@@ -137,6 +137,21 @@ def image_key(image: np.ndarray, *context: Any) -> bytes:
         True
     """
     image = np.ascontiguousarray(image)
-    hasher = xxhash.xxh3_128("/".join(map(str, (image.shape, *context))).encode())
+    key = (image.shape, context)
+    try:
+        head = _KEY_HEADS.get(key)
+    except TypeError:  # an unhashable context: its text is made every time
+        key, head = None, None
+    if head is None:  # a few kinds of picture and context: the text of each made once
+        head = "/".join(map(str, (image.shape, *context))).encode()
+        if key is not None:
+            if len(_KEY_HEADS) >= 1024:
+                _KEY_HEADS.clear()
+            _KEY_HEADS[key] = head
+    hasher = xxhash.xxh3_128(head)
     hasher.update(image.data)  # the pixels where they are, not a copy
     return hasher.digest()
+
+
+#: :func:`image_key`'s header bytes by (shape, context).
+_KEY_HEADS: dict[tuple[tuple[int, ...], tuple[Any, ...]], bytes] = {}

@@ -166,7 +166,7 @@ def test_what_depends_on_a_card_alone_is_kept_and_changes_no_game(monkeypatch, t
     import json
 
     from cluegym.agents.embedding import dixit as dixit_baselines
-    from cluegym.agents.encoders.images import class_probabilities
+    from cluegym.agents.encoders.images import class_probabilities, probability_keys
 
     env = raw_env(reveal_captions=True, num_rounds=4)
     env.reset(seed=0, options={"hands": HANDS})
@@ -176,6 +176,14 @@ def test_what_depends_on_a_card_alone_is_kept_and_changes_no_game(monkeypatch, t
     dixit_baselines._CARD_VECTORS.clear()
     for batch in ([0, 1, 2, 3], [2, 5, 7], [11, 0, 5, 9, 3]):
         np.testing.assert_array_equal(vision.card_vectors({"hand": images[batch]}, "hand", len(batch)), fresh[batch])
+    probs = class_probabilities(images, grid=0)
+    keys = probability_keys(images, grid=0)
+    for rank in (1, 3):
+        storyteller = agent(f"vision:grid=0,rank={rank}", env)
+        dixit_baselines._LABEL_IDS.clear()
+        for batch in ([0, 1, 2, 3], [2, 5, 7], [11, 0, 5, 9, 3]):
+            assert storyteller._label_ids(images[batch], [keys[i] for i in batch]) == \
+                np.argsort(-probs[batch], axis=1)[:, rank - 1].tolist()
     teller = agent("caption", env)
     for caption in [str(c) for c in env.observe("player_0")["hand_captions"]]:
         assert teller.clue_for(caption) == teller._search_clue(caption) == teller.clue_for(caption)
@@ -187,9 +195,10 @@ def test_what_depends_on_a_card_alone_is_kept_and_changes_no_game(monkeypatch, t
         return [json.loads(line)["record"] for line in path.read_text().splitlines()]
 
     kept = records(tmp_path / "kept.jsonl")
-    monkeypatch.setattr(dixit_baselines._CARD_VECTORS, "put", lambda key, value: None)
+    for cache in (dixit_baselines._CARD_VECTORS, dixit_baselines._LABEL_IDS):
+        monkeypatch.setattr(cache, "put", lambda key, value: None)
+        cache.clear()
     monkeypatch.setattr(dixit_baselines, "_MAX_CLUES", 0)
-    dixit_baselines._CARD_VECTORS.clear()
     dixit_baselines._CLUES.clear()
     assert records(tmp_path / "fresh.jsonl") == kept
-    assert not dixit_baselines._CARD_VECTORS and not dixit_baselines._CLUES
+    assert not dixit_baselines._CARD_VECTORS and not dixit_baselines._LABEL_IDS and not dixit_baselines._CLUES

@@ -71,6 +71,7 @@ def test_image_key_tells_pictures_shapes_and_contexts_apart():
     others = {image_key(changed, "probabilities", 0), image_key(card, "probabilities", 3),
               image_key(card, "features"), image_key(card.reshape(16, 24, 3), "probabilities", 0)}
     assert key not in others and len(others) == 4
+    assert image_key(card, ["a", "list"]) == image_key(card.copy(), ["a", "list"]) != image_key(card, ["a"])
 
 
 def test_process_caches_have_the_documented_bounds():
