@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from cluegym.agents.encoders.cache import LRUCache
-from cluegym.agents.encoders.vocabulary import STOPWORDS, wordnet_lemmas
+from cluegym.agents.encoders.vocabulary import STOPWORDS, top_order, wordnet_lemmas
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.matching import lemmas, says_word, snowball_stem
 from cluegym.envs.core.text import tokens
@@ -102,9 +102,15 @@ class Vocabulary:
         order = self._rankings.get(key)
         if order is None:
             scores = self.matrix @ vector
-            top = (np.argpartition(-scores, depth - 1)[:depth] if depth < len(self.words)
-                   else np.arange(len(self.words)))
-            order = top[np.argsort(-scores[top], kind="stable")]
+            order = top_order(scores, depth)
+            ranked = scores[order]
+            # top_order's ranking is the one below when no two of its scores are equal and
+            # none outside ties with its last: then both are the one order by score. Else
+            # (ties) the partition below decides, as it always did.
+            if len(order) != depth or not np.all(ranked[:-1] > ranked[1:]):
+                top = (np.argpartition(-scores, depth - 1)[:depth] if depth < len(self.words)
+                       else np.arange(len(self.words)))
+                order = top[np.argsort(-scores[top], kind="stable")]
             order.flags.writeable = False
             self._rankings.put(key, order)
         return order

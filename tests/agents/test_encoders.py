@@ -74,6 +74,36 @@ def test_image_key_tells_pictures_shapes_and_contexts_apart():
     assert image_key(card, ["a", "list"]) == image_key(card.copy(), ["a", "list"]) != image_key(card, ["a"])
 
 
+@pytest.mark.parametrize("kind", ["distinct", "ties", "nan", "inf", "strided"])
+def test_top_order_is_the_start_of_the_stable_sort(kind):
+    """top_order's bounded partition gives the start of the stable descending sort down to
+    the k-th value, ties included, for every k around the sample's bound, with ties, NaNs,
+    infinities and a strided column."""
+    from cluegym.agents.encoders import vocabulary
+
+    rng = np.random.default_rng(["distinct", "ties", "nan", "inf", "strided"].index(kind))
+    for n in (1, 7, 64, 1000, 5003):
+        values = {
+            "distinct": lambda: rng.normal(size=n).astype(np.float32),
+            "ties": lambda: rng.integers(0, 6, size=n).astype(np.float32),
+            "nan": lambda: np.where(rng.random(n) < 0.05, np.nan, rng.normal(size=n)),
+            "inf": lambda: np.where(rng.random(n) < 0.02, np.inf, rng.normal(size=n)),
+            "strided": lambda: rng.normal(size=(n, 3)).astype(np.float32)[:, 1],
+        }[kind]()
+        bound = len(values[::vocabulary._SAMPLE_STRIDE]) // 2
+        for k in sorted({1, 2, 5, bound - 1, bound, bound + 1, n // 2, n - 1, n, n + 4} - {0, -1}):
+            if k < 1:
+                continue
+            stable = np.argsort(-values, kind="stable")
+            if k < n:
+                threshold = np.partition(values, n - k)[n - k]
+                top = np.flatnonzero(values >= threshold)
+                expected = top[np.argsort(-values[top], kind="stable")]
+            else:
+                expected = stable
+            np.testing.assert_array_equal(vocabulary.top_order(values, k), expected)
+
+
 def test_process_caches_have_the_documented_bounds():
     assert encoders.WORD_CACHE.max_items == encoders.WORD_CACHE_SIZE == 100_000
     assert encoders.SENTENCE_CACHE.max_items == encoders.SENTENCE_CACHE_SIZE == 100_000

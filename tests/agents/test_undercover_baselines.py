@@ -237,3 +237,21 @@ def test_split_scores_are_the_masked_norms_bit_for_bit():
                     mask[list(split)] = True
                     expected = float(np.linalg.norm(points[mask].sum(axis=0)) + np.linalg.norm(points[~mask].sum(axis=0)))
                     assert score == expected
+
+
+def test_rankings_with_tied_scores_are_the_partition_ones():
+    """A ranking is found by top_order's bounded partition when its scores are all distinct,
+    and by the whole partition, as it always was, when two of them tie (duplicate vectors):
+    either way the ranking the partition and a stable sort give."""
+    from cluegym.agents.embedding.speech import Vocabulary
+
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(600, 8)).astype(np.float32)
+    matrix = np.concatenate([base, base[:300:7], base[10:20]])  # duplicated rows: tied scores
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    vocab = Vocabulary([f"w{i}" for i in range(len(matrix))], matrix)
+    for vector in [matrix[3], matrix[15], rng.normal(size=8).astype(np.float32)]:
+        scores = matrix @ vector
+        for depth in (1, 5, 40, 97, 300, len(matrix)):
+            top = (np.argpartition(-scores, depth - 1)[:depth] if depth < len(matrix) else np.arange(len(matrix)))
+            np.testing.assert_array_equal(vocab._ranked(vector, depth), top[np.argsort(-scores[top], kind="stable")])
