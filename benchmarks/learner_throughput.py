@@ -36,6 +36,9 @@ its views ran ~40% under their steady state in the first second and reached it o
 ~10,000 games): a training run meets them all within its first games, and issue 15 asks for
 the steady state (each text encoded once); ``--cold`` skips it.
 
+After each game's rows a line gives each view's own work per env step and what the floor
+allows it (:func:`own_work`): the floor in the unit a view's code can change.
+
 ``cpu%`` is the process's CPU time over wall time while measuring: below ~95% the machine
 was busy with other work and every figure of that row is low. ``--cpu-time`` divides every
 rate by that share (steps per CPU-second of this process): comparable figures on a shared
@@ -80,7 +83,7 @@ from cluegym.wrappers.selfplay import SelfPlayEnv
 
 __all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay",
            "measure_selfplay_defaults", "measure_multiseat", "median_rate", "main", "VIEW_FLOOR",
-           "selfplay_breakdown", "BREAKDOWN_PARTS", "TrainingShare", "ppo_env_share"]
+           "selfplay_breakdown", "BREAKDOWN_PARTS", "TrainingShare", "ppo_env_share", "own_work"]
 
 
 @dataclass(frozen=True)
@@ -468,6 +471,27 @@ def median_rate(rates: list[ViewRate]) -> ViewRate:
     return ranked[(len(ranked) - 1) // 2]
 
 
+def own_work(raw: ViewRate, raw_random: ViewRate, view: ViewRate) -> tuple[float, float]:
+    """A view's own work per env step and what issue 15's floor allows it, in microseconds.
+
+    Per env step, a view's time is the game's own in the view's games (``g'``, the
+    ``raw-rnd`` row: the same random players, no view) plus the view's own work ``o``
+    (features, candidates, masks, bookkeeping). With ``g`` the raw row's time per step, the
+    floor (view steps/s >= ``VIEW_FLOOR`` x raw) is ``g' + o <= g / VIEW_FLOOR``, so ``o``
+    may be at most ``g / VIEW_FLOOR - g'`` (``2g - g'``: about one raw step). A faster game
+    shortens ``g`` and ``g'`` alike and leaves ``o``: it shrinks the allowance.
+
+    Returns:
+        ``(o, allowed)``; the view meets the floor when ``o <= allowed``.
+
+    Example:
+        >>> own_work(ViewRate(50_000, 0, 0), ViewRate(40_000, 0, 0), ViewRate(20_000, 0, 0))
+        (25.0, 15.0)
+    """
+    game_in_view = 1e6 / raw_random.env_steps_s
+    return 1e6 / view.env_steps_s - game_in_view, 1e6 / (VIEW_FLOOR * raw.env_steps_s) - game_in_view
+
+
 def _per_cpu_second(rate: ViewRate) -> ViewRate:
     """The same rates per CPU-second of this process (wall-clock rates over the CPU share)."""
     share = rate.cpu_share
@@ -559,6 +583,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{game:<11} {view:<8} {learners:<9} {rate.env_steps_s:>11.0f} "
                   f"{of_raw:>6.2f} {rate.env_steps_s / raw_random.env_steps_s:>9.2f} "
                   f"{decisions:>11} {rate.games_s:>8.1f} {100 * rate.cpu_share:>5.0f}  {verdict}", flush=True)
+        views = [(view, own_work(raw, raw_random, rate)) for view, _, rate in rows if view in ("sb3", "multi")]
+        print(f"{'':<11} own work per env step (view row less raw-rnd row): "
+              + ", ".join(f"{view} {own:.1f} us" for view, (own, _) in views)
+              + f"; the floor allows {views[0][1][1]:.1f} us (2g - g')", flush=True)
         if args.breakdown:
             _print_breakdown(game, setup, args.seconds, args.seed)
         if args.ppo:

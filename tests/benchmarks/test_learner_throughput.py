@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cluegym.benchmarks.learner_throughput import (
@@ -60,6 +62,28 @@ def test_rows_are_the_median_of_interleaved_rounds(monkeypatch, capsys):
             if row and row[0] == "taboo"}
     assert rows["raw"][3] == "200" and rows["sb3"][3] == "90" and rows["sb3"][4] == "0.45"
     assert rows["sb3"][9] == "BELOW" and rows["multi"][3] == "100" and rows["multi"][9] == "ok"
+
+
+def test_own_work_is_the_floor_per_env_step(capsys):
+    """A view meets the floor exactly when its own work per env step (the view row less the
+    raw-rnd row) is within the allowance (2g - g'), and the benchmark prints both."""
+    import cluegym.benchmarks.learner_throughput as lt
+
+    raw, raw_random = lt.ViewRate(50_000.0, 1.0, 1.0), lt.ViewRate(40_000.0, 1.0, 1.0)
+    assert lt.own_work(raw, raw_random, lt.ViewRate(20_000.0, 1.0, 1.0)) == pytest.approx((25.0, 15.0))
+    for view_rate in (10_000.0, 24_000.0, 25_000.0, 26_000.0, 60_000.0):
+        own, allowed = lt.own_work(raw, raw_random, lt.ViewRate(view_rate, 1.0, 1.0))
+        assert (own <= allowed + 1e-9) == (view_rate / raw.env_steps_s >= lt.VIEW_FLOOR)
+    assert main(["--games", "taboo", "--seconds", "0.1", "--rounds", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {row[1]: float(row[3]) for row in (line.split() for line in out) if row and row[0] == "taboo"}
+    line = next(line for line in out if "own work per env step" in line)
+    printed = {name: float(value) for name, value in re.findall(r"(sb3|multi|allows) ([0-9.]+) us", line)}
+    rates = {view: lt.ViewRate(rows[view], 1.0, 1.0) for view in rows}  # as printed: whole steps/s
+    for view in ("sb3", "multi"):
+        own, allowed = lt.own_work(rates["raw"], rates["raw-rnd"], rates[view])
+        assert printed[view] == pytest.approx(own, abs=0.11)
+    assert printed["allows"] == pytest.approx(allowed, abs=0.11)
 
 
 def test_threads_and_cold_options(capsys):
