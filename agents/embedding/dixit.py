@@ -242,9 +242,8 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         key = (self.vectors.source, self.vocabulary_path, self.vocab_size, self.rank, caption)
         clue = _CLUES.get(key)
         if clue is None:
-            clue = _CLUES[key] = self._search_clue(caption)
-            while len(_CLUES) > _MAX_CLUES:
-                del _CLUES[next(iter(_CLUES))]  # the oldest
+            clue = self._search_clue(caption)
+            _CLUES.put(key, clue)
         return clue
 
     def _search_clue(self, caption: str) -> str:
@@ -278,8 +277,7 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
 
 
 #: :meth:`CaptionAgent.clue_for` by (embedding source, vocabulary, its size, rank, caption).
-_CLUES: dict[tuple[str, str | None, int, int, str], str] = {}
-_MAX_CLUES = 4096
+_CLUES = LRUCache(4096)
 
 
 # ------------------------------------------------------------------------------ vision
@@ -335,18 +333,16 @@ class VisionAgent(DixitAgent):
         images = np.asarray(observation[field])[:count]
         if keys is None:
             keys = probability_keys(images, self.grid)
-        rows = [_CARD_VECTORS.get((key, self.top_k)) for key in keys]
-        missing = [i for i, row in enumerate(rows) if row is None]
-        if missing or not rows:
-            probs = class_probabilities(images[missing], grid=self.grid, keys=[keys[i] for i in missing])
-            vectors = self._pooled(probs)
-            if not rows:
-                return vectors
+        if not keys:  # no picture: an empty (0, dim) batch
+            return self._pooled(class_probabilities(images, grid=self.grid))
+
+        def pooled(missing: list[int]) -> np.ndarray:
+            vectors = self._pooled(class_probabilities(images[missing], grid=self.grid,
+                                                       keys=[keys[i] for i in missing]))
             vectors.flags.writeable = False
-            for i, vector in zip(missing, vectors):
-                rows[i] = vector
-                _CARD_VECTORS.put((keys[i], self.top_k), vector)
-        return np.stack(rows)
+            return vectors
+
+        return np.stack(_CARD_VECTORS.fetch([(key, self.top_k) for key in keys], pooled))
 
     def _pooled(self, probs: np.ndarray) -> np.ndarray:
         """Each row's MiniLM vector: its top_k labels' vectors weighted by probability."""
@@ -370,16 +366,12 @@ class VisionAgent(DixitAgent):
         """Each picture's ``rank``-th most probable label, ``np.argsort(-probs)[rank - 1]``
         (kept per picture and rank: a storyteller sorted its whole hand's 1,000 probabilities
         at every story)."""
-        ids = [_LABEL_IDS.get((key, self.rank)) for key in keys]
-        missing = [i for i, label in enumerate(ids) if label is None]
-        if missing:
+        def labels(missing: list[int]) -> list[int]:
             probs = class_probabilities(images[missing], grid=self.grid, keys=[keys[i] for i in missing])
             # The same call as for the whole hand: each row is sorted on its own.
-            found = np.argsort(-probs, axis=1)[:, self.rank - 1].tolist()
-            for i, label in zip(missing, found):
-                ids[i] = label
-                _LABEL_IDS.put((keys[i], self.rank), label)
-        return ids
+            return np.argsort(-probs, axis=1)[:, self.rank - 1].tolist()
+
+        return _LABEL_IDS.fetch([(key, self.rank) for key in keys], labels)
 
 
 def agent_class(seat: str) -> type:

@@ -21,7 +21,6 @@ Example:
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -52,7 +51,7 @@ class Vocabulary:
         # (the query vector's bytes, dtype, depth) -> the ranked indices.
         self._rankings = LRUCache(self.MAX_RANKINGS)
         # (vector bytes, dtype, depth, word) -> what unsaid_neighbours read of the ranking.
-        self._unsaid: OrderedDict[tuple[bytes, str, int, str], list[Any]] = OrderedDict()
+        self._unsaid = LRUCache(self.MAX_UNSAID)
 
     @classmethod
     def for_embedding(cls, embedding: str, vectors: WordEncoder, size: int = 20000,
@@ -131,12 +130,9 @@ class Vocabulary:
         kept = self._unsaid.get(key)
         if kept is None:
             # [the ranking, how far it was read, the indices read that do not say the word,
-            # form -> their places in that list]
-            kept = self._unsaid[key] = [self._ranked(vector, depth).tolist(), 0, [], {}]
-            if len(self._unsaid) > self.MAX_UNSAID:
-                self._unsaid.popitem(last=False)
-        else:
-            self._unsaid.move_to_end(key)
+            # form -> their places in that list]: read on in place by later calls
+            kept = [self._ranked(vector, depth).tolist(), 0, [], {}]
+            self._unsaid.put(key, kept)
         order, read, candidates, places = kept
         said_forms = said.forms
         # The kept candidates sharing a form with what was said (SaidFilter's test).

@@ -34,7 +34,8 @@ IMAGE_CACHE_SIZE = 20_000
 
 
 class LRUCache:
-    """A bounded least-recently-used cache of arrays.
+    """A bounded least-recently-used cache: of arrays for the encoders, of any value that is
+    not None for the baselines' kept tables (rankings, labels, clues).
 
     Args:
         max_items: entries kept; beyond that the least recently used one is dropped.
@@ -51,11 +52,11 @@ class LRUCache:
         if max_items < 1:
             raise ValueError(f"max_items must be >= 1, got {max_items}")
         self.max_items = int(max_items)
-        self._data: OrderedDict[Hashable, np.ndarray] = OrderedDict()
+        self._data: OrderedDict[Hashable, Any] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: Hashable) -> np.ndarray | None:
+    def get(self, key: Hashable) -> Any:
         """The value of ``key`` (now the most recently used), or None."""
         value = self._data.get(key)
         if value is None:
@@ -65,14 +66,14 @@ class LRUCache:
         self._data.move_to_end(key)
         return value
 
-    def put(self, key: Hashable, value: np.ndarray) -> None:
+    def put(self, key: Hashable, value: Any) -> None:
         """Store ``value`` under ``key``, dropping the least recently used entry when full."""
         self._data[key] = value
         self._data.move_to_end(key)
         if len(self._data) > self.max_items:
             self._data.popitem(last=False)
 
-    def fetch(self, keys: Sequence[Hashable], compute: Callable[[list[int]], Sequence[np.ndarray]]) -> list[np.ndarray]:
+    def fetch(self, keys: Sequence[Hashable], compute: Callable[[list[int]], Sequence[Any]]) -> list[Any]:
         """The values of ``keys``, in order, computing the missing ones in one call.
 
         Args:
@@ -82,7 +83,7 @@ class LRUCache:
 
         A repeated key is looked up once; its repeats count as hits (served without computing).
         """
-        found: dict[Hashable, np.ndarray] = {}
+        found: dict[Hashable, Any] = {}
         missing: dict[Hashable, int] = {}
         for i, key in enumerate(keys):
             if key in found or key in missing:

@@ -195,10 +195,8 @@ def test_what_depends_on_a_card_alone_is_kept_and_changes_no_game(monkeypatch, t
         return [json.loads(line)["record"] for line in path.read_text().splitlines()]
 
     kept = records(tmp_path / "kept.jsonl")
-    for cache in (dixit_baselines._CARD_VECTORS, dixit_baselines._LABEL_IDS):
+    for cache in (dixit_baselines._CARD_VECTORS, dixit_baselines._LABEL_IDS, dixit_baselines._CLUES):
         monkeypatch.setattr(cache, "put", lambda key, value: None)
         cache.clear()
-    monkeypatch.setattr(dixit_baselines, "_MAX_CLUES", 0)
-    dixit_baselines._CLUES.clear()
     assert records(tmp_path / "fresh.jsonl") == kept
     assert not dixit_baselines._CARD_VECTORS and not dixit_baselines._LABEL_IDS and not dixit_baselines._CLUES
