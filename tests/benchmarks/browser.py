@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import tempfile
 from typing import Iterator
 
 import pytest
@@ -34,11 +35,15 @@ def chromium(width: int = 1400, height: int = 1000) -> Iterator[object]:
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 f"--window-size={width},{height}", "--no-first-run", "--disable-extensions"):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    # Chromium leaves a folder (org.chromium.Chromium.*) in its TMPDIR at every launch: give it
+    # one of its own, removed with the browser, so the tests leave nothing in the machine's /tmp.
+    with tempfile.TemporaryDirectory(prefix="cluegym-chromium-", ignore_cleanup_errors=True) as scratch:
+        service = Service(CHROMEDRIVER, env={**os.environ, "TMPDIR": scratch})
+        driver = webdriver.Chrome(service=service, options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
 
 
 def screenshot_is_a_picture(png: bytes) -> bool:
