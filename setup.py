@@ -14,16 +14,22 @@ same digests, generators and draws, slower.
 
 The game layer (every module under ``envs/`` but the packages' ``__init__.py``) is compiled
 with Cython where Cython and a compiler are present (``CLUEGYM_NO_COMPILE=1`` skips it): the
-same source, compiled as it is. The build writes ``cluegym/_compiled.json`` (in the wheel or
+same source, compiled as it is, with Python's semantics; where a ``.pxd`` sits beside a module,
+its declarations type what they name (Undercover's State and round records are extension types,
+read by the rules, views and prompts as structs; the modules run as plain Python without a
+build). The build writes ``cluegym/_compiled.json`` (in the wheel or
 the checkout), the digest of each compiled module's source, which ``cluegym.compiled`` reads
 to load a build only while its source is unchanged. Any module that fails to compile runs as
 Python.
 """
 
-import hashlib
+import functools
+import importlib.util
 import json
 import os
+import shutil
 from pathlib import Path
+from typing import Any
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -52,9 +58,13 @@ def _discover() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
                 continue
             package = ".".join([name, *rel.parts]) if rel.parts else name
             packages.append(package)
+            # The .pxd beside a typed module ships with it: its build's digest covers them.
+            typed = sorted(p.name for p in init.parent.glob("*.pxd"))
+            if typed:
+                package_data[package] = typed
             data_dir = init.parent / "data"
             if data_dir.is_dir():
-                package_data[package] = [
+                package_data[package] = package_data.get(package, []) + [
                     str(p.relative_to(init.parent))
                     for p in sorted(data_dir.rglob("*"))
                     if p.is_file() and "__pycache__" not in p.parts
@@ -82,6 +92,43 @@ def _compiled_sources() -> dict[str, tuple[str, Path]]:
     return sources
 
 
+@functools.lru_cache(maxsize=1)
+def _compiled_helpers() -> Any:
+    """``cluegym/compiled.py``, loaded from its file (the package is not installed yet)."""
+    spec = importlib.util.spec_from_file_location("_cluegym_compiled", ROOT / "cluegym" / "compiled.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _source_digest(path: Path) -> str:
+    """``cluegym.compiled.source_digest``: the digest the manifest records and ``import
+    cluegym`` checks, from the one definition."""
+    return _compiled_helpers().source_digest(path)
+
+
+def _pxd_include() -> str:
+    """The folder Cython searches for cimported ``.pxd`` files, made afresh for this build.
+
+    A few game modules declare C types for the build in a ``.pxd`` beside them (Cython's
+    augmenting ``.pxd``; e.g. ``envs/undercover/state.pxd`` makes the State an extension type)
+    and cimport each other by their installed names (``cluegym.envs.undercover.state``). The
+    sources sit under ``envs/``, not ``cluegym/envs/``, so the ``.pxd`` files are copied under
+    ``build/pxd/cluegym/...`` (with the package markers Cython looks for) and that folder is
+    the include path."""
+    include = ROOT / "build" / "pxd"
+    shutil.rmtree(include, ignore_errors=True)
+    for package, folder in COMPILED_PACKAGES.items():
+        for pxd in sorted((ROOT / folder).rglob("*.pxd")):
+            target = include.joinpath(*package.split("."), pxd.relative_to(ROOT / folder))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(pxd, target)
+    for directory in [include, *include.rglob("*")]:
+        if directory.is_dir() and directory != include:
+            (directory / "__init__.pxd").touch()
+    return str(include)
+
+
 def _cythonized() -> list[Extension]:
     """One optional Cython extension per compiled module, or none (no Cython, or
     ``CLUEGYM_NO_COMPILE=1``). A module Cython cannot compile is left out (it runs as Python)."""
@@ -95,12 +142,17 @@ def _cythonized() -> list[Extension]:
     # Plain Python semantics: no C types inferred for variables or taken from annotations (a
     # numpy integer stays welcome where a hint says int), and functions keep their
     # signatures and pickle by name.
-    directives = {"language_level": 3, "binding": True, "annotation_typing": False, "infer_types": False}
+    # nonecheck: a typed variable that holds None raises AttributeError, as in Python, instead
+    # of crashing the process (the typed modules' State parameters; see _pxd_include).
+    directives = {"language_level": 3, "binding": True, "annotation_typing": False, "infer_types": False,
+                  "nonecheck": True}
+    include = _pxd_include()
     extensions = []
     for name, (_, path) in _compiled_sources().items():
         module = Extension(name, [str(path.relative_to(ROOT))], optional=True)
         try:
-            (module,) = cythonize([module], build_dir="build/cython", quiet=True, compiler_directives=directives)
+            (module,) = cythonize([module], build_dir="build/cython", quiet=True, compiler_directives=directives,
+                                   include_path=[include])
         except Exception as exc:  # noqa: BLE001 - Cython cannot compile this module: it runs as Python
             print(f"cluegym: {name} is not compiled ({type(exc).__name__}); it runs as Python")
             continue
@@ -138,7 +190,7 @@ class BuildExt(build_ext):
             manifest.setdefault(package, {})[ext.name] = {
                 "source": source.relative_to(ROOT / COMPILED_PACKAGES[package]).as_posix(),
                 "build": build.relative_to(folder).as_posix(),
-                "sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+                "sha256": _source_digest(source),
             }
         path = Path(self.get_ext_fullpath(MANIFEST_PACKAGE + ".x")).parent / MANIFEST_NAME
         if manifest:

@@ -2,11 +2,11 @@
 
 ``pip install`` compiles the game layer (every module under ``envs/`` but the packages'
 ``__init__.py``; setup.py's ``COMPILED_PACKAGES``) with Cython where Cython and a C compiler
-are present: the same Python source, compiled as it is (no type declarations), for 10-20%
-more env steps per second (docs/performance.md, "Fourteenth pass"). Without them the install
-still succeeds and the sources run as Python. The build writes a manifest,
-``cluegym/_compiled.json``: per compiled module, its build and the SHA-256 of the source it
-was built from.
+are present: the same Python source, compiled as it is (types declared only where a
+``.pxd`` sits beside a module), for 10-20% more env steps per second (docs/performance.md,
+"Fourteenth pass" and "Nineteenth pass"). Without them the install still succeeds and the
+sources run as Python. The build writes a manifest, ``cluegym/_compiled.json``: per compiled
+module, its build and the SHA-256 of what it was built from (:func:`source_digest`).
 
 An editable install keeps each build beside its source, and Python prefers a build to the
 source beside it: a source edited since the build would silently not run. So
@@ -44,8 +44,20 @@ MANIFEST_NAME = "_compiled.json"
 
 
 def source_digest(path: Path) -> str:
-    """SHA-256 (hex) of a source file's bytes: what the manifest records per build."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """SHA-256 (hex) of what a module's build was made from: what the manifest records per build.
+
+    That is the source file's bytes; for a typed module (one with a ``.pxd`` beside it, see
+    setup.py), the sources and ``.pxd`` files of every typed module of its package. Their
+    builds read each other's objects as C structs, so an edit to any of them must run them all
+    as Python: a build beside a Python module of the group would misread its objects."""
+    if not path.with_suffix(".pxd").is_file():
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for declarations in sorted(path.parent.glob("*.pxd")):
+        for file in (declarations.with_suffix(".py"), declarations):
+            data = file.read_bytes() if file.is_file() else b""
+            digest.update(f"{file.name}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()
 
 
 class CompiledModuleFinder(importlib.abc.MetaPathFinder):
@@ -74,7 +86,8 @@ class CompiledModuleFinder(importlib.abc.MetaPathFinder):
             if source_digest(source) == digest:
                 return importlib.util.spec_from_file_location(fullname, build)
             warnings.warn(
-                f"{fullname} was edited since it was compiled: running its Python source "
+                f"{fullname}{' (or a typed module of its package)' if source.with_suffix('.pxd').is_file() else ''} "
+                f"was edited since it was compiled: running its Python source "
                 f"(rebuild with `pip install -e .` for the compiled speed)", RuntimeWarning, stacklevel=2,
             )
         return importlib.util.spec_from_file_location(fullname, source)

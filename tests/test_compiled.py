@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 import cluegym
-from cluegym.compiled import MANIFEST_NAME, OFF_SWITCH, CompiledModuleFinder, compiled_modules, read_manifest
+from cluegym.compiled import (
+    MANIFEST_NAME, OFF_SWITCH, CompiledModuleFinder, compiled_modules, read_manifest, source_digest,
+)
 
 MANIFEST = Path(cluegym.compiled.__file__).with_name(MANIFEST_NAME)
 BUILD_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -106,8 +108,7 @@ def test_the_installed_game_layer_runs_compiled():
     if not modules:
         assert not _can_compile(), "Cython and a C compiler are here but nothing was compiled"
         pytest.skip("nothing is compiled here")
-    edited = [str(source) for source, _, digest in modules.values()
-              if hashlib.sha256(source.read_bytes()).hexdigest() != digest]
+    edited = [str(source) for source, _, digest in modules.values() if source_digest(source) != digest]
     if edited:  # a checkout edited since its install: those run as Python (tested above)
         pytest.skip(f"{len(edited)} game modules edited since the build (e.g. {edited[0]}): "
                     "rerun `pip install --no-deps -e .` to run them compiled")
@@ -116,6 +117,25 @@ def test_the_installed_game_layer_runs_compiled():
     running = compiled_modules()
     for name in ("cluegym.envs.core.base", "cluegym.envs.core.record", "cluegym.envs.undercover.rules"):
         assert name in modules and running.get(name) == str(modules[name][1])
+
+
+
+def test_an_edit_to_one_typed_module_runs_its_whole_group_as_python(tmp_path):
+    # Typed modules (a .pxd beside them) read each other's objects as C structs: each one's
+    # digest covers every typed module of its package, so one edit makes all their builds stale
+    # and none is loaded beside a Python one. An untyped module's digest is its own source's.
+    for name in ("state", "rules", "config"):
+        (tmp_path / f"{name}.py").write_text(f"# {name}\n")
+    for name in ("state", "rules"):
+        (tmp_path / f"{name}.pxd").write_text(f"# {name} declarations\n")
+    before = {name: source_digest(tmp_path / f"{name}.py") for name in ("state", "rules", "config")}
+    assert before["config"] == hashlib.sha256(b"# config\n").hexdigest()
+    (tmp_path / "rules.py").write_text("# rules, edited\n")
+    after = {name: source_digest(tmp_path / f"{name}.py") for name in ("state", "rules", "config")}
+    assert after["state"] != before["state"] and after["rules"] != before["rules"]
+    assert after["config"] == before["config"]
+    (tmp_path / "state.pxd").write_text("# state declarations, edited\n")
+    assert source_digest(tmp_path / "rules.py") != after["rules"]
 
 
 _PLAY = """
@@ -145,3 +165,31 @@ def test_the_compiled_and_the_python_game_layer_play_the_same_games():
     assert runs["1"][0] == []  # nothing compiled runs with the switch on
     assert runs["0"][0] or not read_manifest(MANIFEST)
     assert len(runs["1"][1]) == 12 and runs["1"][1] == runs["0"][1]
+
+
+_WITHOUT_CYTHON = """
+import importlib.abc, sys
+
+class NoCython(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "cython" or name.split(".")[0] == "Cython":
+            raise ImportError(f"no module named {name!r} (blocked: Cython is not installed)")
+
+sys.meta_path.insert(0, NoCython())
+import cluegym.envs.undercover.state as state
+assert state.cython.__name__ == "cluegym.envs.core.cython_fallback", state.cython
+"""
+
+
+@pytest.mark.slow
+def test_the_typed_modules_run_as_python_without_cython():
+    # Cython is a build requirement, not a runtime one: the modules that declare C types
+    # (Undercover's state, rules, views, prompts and env) fall back to no-op declarations and
+    # play the same games as the build.
+    runs = []
+    for code, off in ((_WITHOUT_CYTHON + _PLAY, "1"), (_PLAY, "0")):
+        done = subprocess.run([sys.executable, "-c", code, "undercover"], capture_output=True, text=True, timeout=600,
+                              env={**os.environ, OFF_SWITCH: off}, check=True)
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert runs[0][0] == [] and len(runs[0][1]) == 3
+    assert runs[0][1] == runs[1][1]

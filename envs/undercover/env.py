@@ -73,6 +73,10 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 import gymnasium
+try:
+    import cython
+except ImportError:  # no Cython at run time: the type declarations do nothing
+    from cluegym.envs.core import cython_fallback as cython
 import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, read_only, text_space, text_tuple, wrap
@@ -83,6 +87,7 @@ from cluegym.envs.undercover.config import SILENCE, UndercoverConfig
 from cluegym.envs.undercover.metrics import metrics
 from cluegym.envs.undercover.prompts import full_prompt, rules_prompt, transcript
 from cluegym.envs.undercover.rules import UndercoverRules
+from cluegym.envs.undercover.state import UndercoverState
 from cluegym.envs.undercover.view import FinishedRounds, PublicView, finished_rounds, public_view
 from cluegym.envs.undercover.word_pairs import load_word_pairs, random_vocabulary
 
@@ -225,6 +230,7 @@ class UndercoverEnv(ClueGameEnv):
         return {"game_index": int(index)} if self.game_config.pair_schedule == "every_pair" else None
 
     # ------------------------------------------------------------------ hooks
+    @cython.locals(state=UndercoverState, finished=FinishedRounds)
     def _finished_rounds(self) -> FinishedRounds:
         """The view of the current State's finished rounds (see :mod:`.view`). Asked for
         every observation and every seat's info: the kept view's check is made here first."""
@@ -237,6 +243,7 @@ class UndercoverEnv(ClueGameEnv):
         self._finished = finished_rounds(finished, state, cfg.num_players, cfg.max_rounds)
         return self._finished
 
+    @cython.locals(state=UndercoverState, view=PublicView)
     def _observe(self, agent: str) -> dict[str, Any]:
         state, cfg, rules = self.state, self.game_config, self._rules
         p = rules.seat_index(agent)
@@ -258,6 +265,7 @@ class UndercoverEnv(ClueGameEnv):
             "vote_mask": rules.vote_mask(state, p),  # the other living players
         }
 
+    @cython.locals(state=UndercoverState)
     def _info(self, agent: str) -> dict[str, Any]:
         state = self.state
         info: dict[str, Any] = {"phase": state.phase}
@@ -269,9 +277,11 @@ class UndercoverEnv(ClueGameEnv):
             info["beliefs_error"] = unreadable[1]
         return info
 
+    @cython.locals(state=UndercoverState)
     def _bare_text_key(self, agent: str) -> str | None:
         return "description" if self.state.phase == "speak" else None
 
+    @cython.locals(state=UndercoverState)
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         state, rules = self.state, self._rules
         p = rules.seat_index(agent)

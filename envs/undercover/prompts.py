@@ -18,6 +18,11 @@ start a line of its own or pose as a ``Votes:``/``Result:`` line.
 
 from __future__ import annotations
 
+try:
+    import cython
+except ImportError:  # no Cython at run time: the type declarations do nothing
+    from cluegym.envs.core import cython_fallback as cython
+
 import functools
 from typing import Any
 
@@ -107,12 +112,14 @@ def finished_round_text(record: RoundRecord, num_players: int, memo: dict[tuple[
     return _round_block(record, record.order, record.descriptions, record.round + 1, seat_names(num_players), memo)
 
 
+@cython.locals(state=UndercoverState)
 def history_text(state: UndercoverState) -> str:
     """The transcript of every finished round of ``state`` (see :func:`finished_round_text`)."""
     n = len(state.alive)
     return "".join([finished_round_text(record, n) for record in state.history])
 
 
+@cython.locals(state=UndercoverState)
 def transcript(
     state: UndercoverState, finished: str | None = None, memo: dict[tuple[Any, ...], str] | None = None,
     living: str | None = None,
@@ -156,6 +163,7 @@ BELIEFS_HELP = (
 )
 
 
+@cython.locals(state=UndercoverState)
 def request(seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: int | None) -> str:
     """What the seat is asked now (or what it waits for, or how the game ended).
 
@@ -214,6 +222,7 @@ def _vote_request(round_index: int, max_rounds: int, seat: int, alive: tuple[boo
     )
 
 
+@cython.locals(state=UndercoverState)
 def full_prompt(
     seat: int, state: UndercoverState, cfg: UndercoverConfig, to_move: int | None, *,
     rules: str | None = None, public: str | None = None,

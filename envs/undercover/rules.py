@@ -28,6 +28,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+try:
+    import cython
+except ImportError:  # no Cython at run time: the type declarations do nothing
+    from cluegym.envs.core import cython_fallback as cython
 import numpy as np
 
 from cluegym.envs.core.matching import require_wordnet, says_word
@@ -140,11 +144,13 @@ class UndercoverRules(GameRules[UndercoverState]):
         return (int(game_index) // self.config.episodes_per_pair) % len(self.word_pairs)
 
     @staticmethod
+    @cython.locals(state=UndercoverState)
     def _shuffled_order(state: UndercoverState, rng: np.random.Generator) -> tuple[int, ...]:
         living = state.living()
         return tuple([living[i] for i in permutation(rng, len(living))])
 
     # -------------------------------------------------------------- who acts
+    @cython.locals(state=UndercoverState)
     def player_to_move(self, state: UndercoverState) -> int | None:
         """The player to act: the next speaker, else the next voter (seat order); None when over."""
         phase = state.phase
@@ -158,10 +164,12 @@ class UndercoverRules(GameRules[UndercoverState]):
                     return p
         return None
 
+    @cython.locals(state=UndercoverState)
     def to_move(self, state: UndercoverState) -> str | None:
         player = self.player_to_move(state)
         return None if player is None else self.seats[player]
 
+    @cython.locals(state=UndercoverState)
     def simultaneous(self, state: UndercoverState) -> tuple[str, ...]:
         """While voting, every living player still to vote (seat order, as the AEC env asks
         them): nobody sees a vote of the round before all have voted (only how many have).
@@ -178,6 +186,7 @@ class UndercoverRules(GameRules[UndercoverState]):
         """``text`` in the shared charset with whitespace collapsed to single spaces."""
         return collapse_text(text)
 
+    @cython.locals(state=UndercoverState)
     def description_error(self, state: UndercoverState, player: int, text: object) -> str | None:
         """Why ``text`` is not a valid description for ``player``, or None if it is.
 
@@ -187,6 +196,7 @@ class UndercoverRules(GameRules[UndercoverState]):
         """
         return self.check_description(state, player, text)[1]
 
+    @cython.locals(state=UndercoverState)
     def check_description(self, state: UndercoverState, player: int, text: object) -> tuple[str | None, str | None]:
         """``(normalized description, None)`` when ``text`` is a valid description for
         ``player`` (see :meth:`description_error`), else ``(None, why not)``."""
@@ -205,6 +215,7 @@ class UndercoverRules(GameRules[UndercoverState]):
             return None, f"the description says your own word {word!r} (or a form of it); describe it without saying it"
         return clean, None
 
+    @cython.locals(state=UndercoverState)
     def vote_error(self, state: UndercoverState, voter: int, target: object) -> str | None:
         """Why ``target`` is not a valid vote for ``voter``, or None: it must name another living player."""
         if isinstance(target, (bool, np.bool_)) or not isinstance(target, (int, np.integer)):
@@ -218,10 +229,12 @@ class UndercoverRules(GameRules[UndercoverState]):
             return f"{seat_name(target)} is already eliminated"
         return None
 
+    @cython.locals(state=UndercoverState)
     def vote_mask(self, state: UndercoverState, voter: int) -> np.ndarray:
         """1 for the players ``voter`` may vote for (the other living players); read-only."""
         return self._vote_legal(state, voter)["vote"]
 
+    @cython.locals(state=UndercoverState)
     def _vote_legal(self, state: UndercoverState, voter: int) -> dict[str, np.ndarray]:
         """``{"vote": vote mask}``, one per distinct mask (the mask read-only, the dict never
         changed: observations and infos show copies of it)."""
@@ -236,6 +249,7 @@ class UndercoverRules(GameRules[UndercoverState]):
             legal = self._vote_legal_masks[key] = {"vote": mask}
         return legal
 
+    @cython.locals(state=UndercoverState)
     def legal_mask(self, state: UndercoverState, seat: str) -> dict[str, np.ndarray]:
         """``{"vote": mask}``, the action's one discrete entry: the other living players for
         a seat of the current :meth:`simultaneous` block, all zeros otherwise. (While the seat
@@ -247,18 +261,21 @@ class UndercoverRules(GameRules[UndercoverState]):
             return self._nobody_mask
         return self._vote_legal(state, p)
 
+    @cython.locals(state=UndercoverState)
     def acts_now(self, state: UndercoverState, seat: str) -> bool:
         """``seat in self.simultaneous(state)``, without building the block."""
         p = self._seat_index.get(seat)
         return p is not None and self._acts_now(state, p)
 
     @staticmethod
+    @cython.locals(state=UndercoverState)
     def _acts_now(state: UndercoverState, p: int) -> bool:
         # the speaker while speaking, a living player that has not voted while voting
         phase = state.phase
         return state.speaker == p if phase == "speak" else phase == "vote" and state.alive[p] and p not in state.votes
 
     # ----------------------------------------------------------- transitions
+    @cython.locals(state=UndercoverState)
     def apply(self, state: UndercoverState, seat: str, action: Any, rng: np.random.Generator) -> list[dict[str, Any]]:
         """Apply ``seat``'s checked action: ``{"description": text}`` while speaking,
         ``{"vote": player or None}`` while voting, each with the ``beliefs`` (or the
@@ -294,6 +311,7 @@ class UndercoverRules(GameRules[UndercoverState]):
                 events.append({"type": "game_over", "winner": state.winner, "reason": state.end_reason})
         return events
 
+    @cython.locals(state=UndercoverState)
     def speak(self, state: UndercoverState, player: int, text: str) -> None:
         """``player``'s description (already validated, or the fallback)."""
         if state.phase != "speak" or player != state.speaker:
@@ -302,6 +320,7 @@ class UndercoverRules(GameRules[UndercoverState]):
         if state.speaker is None:
             state.phase = "vote"
 
+    @cython.locals(state=UndercoverState)
     def vote(self, state: UndercoverState, voter: int, target: int | None) -> None:
         """Record ``voter``'s vote (None: no valid vote, the fallback). Votes stay hidden
         until :meth:`resolve_votes`."""
@@ -311,6 +330,7 @@ class UndercoverRules(GameRules[UndercoverState]):
             raise ValueError(self.vote_error(state, voter, target))
         state.votes[voter] = None if target is None else int(target)
 
+    @cython.locals(state=UndercoverState)
     def resolve_votes(self, state: UndercoverState, rng: np.random.Generator) -> RoundRecord:
         """Count the votes, eliminate the single most-voted player (nobody on a tie), decide
         the winner, or start the next round with a new speaking order."""
@@ -344,6 +364,7 @@ class UndercoverRules(GameRules[UndercoverState]):
         return record
 
     # --------------------------------------------------------------- results
+    @cython.locals(state=UndercoverState)
     def rewards(self, state: UndercoverState) -> dict[str, float]:
         """+1 to every player of the winning team (eliminated or not), -1 to the losers,
         0 to all on a draw or while the game runs."""
@@ -351,6 +372,7 @@ class UndercoverRules(GameRules[UndercoverState]):
             return {seat: 0.0 for seat in self.seats}
         return {self.seats[p]: 1.0 if TEAMS[role] == state.winner else -1.0 for p, role in enumerate(state.roles)}
 
+    @cython.locals(state=UndercoverState)
     def result(self, state: UndercoverState) -> dict[str, Any]:
         """The outcome of a finished game, for :func:`~cluegym.envs.undercover.metrics.metrics`."""
         return {

@@ -15,8 +15,12 @@ Example:
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+try:
+    import cython
+except ImportError:  # no Cython at run time: the type declarations do nothing
+    from cluegym.envs.core import cython_fallback as cython
 
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.undercover.config import CIVILIAN
@@ -29,7 +33,12 @@ def seat_names(num_players: int) -> tuple[str, ...]:
     return tuple(seat_name(p) for p in range(num_players))
 
 
-@dataclass(slots=True)  # slots: read at every step (compiled attribute reads skip the instance dict)
+# Extension types in the compiled build (their fields declared in state.pxd): the rules, the
+# views and the prompts read these fields ~75 times a step, and a typed read is a struct load
+# where a compiled generic one costs ~17 ns (docs/performance.md, "Nineteenth pass"). As
+# Python (no build, or CLUEGYM_PURE_PYTHON=1) they are plain dataclasses.
+@cython.dataclasses.dataclass
+@cython.cclass
 class RoundRecord:
     """One finished round: who spoke in what order and said what, the votes, the outcome."""
 
@@ -40,7 +49,7 @@ class RoundRecord:
     eliminated: int | None  # None: a tie (or no votes), nobody is eliminated
     # as_dict's parts, kept with the names and outcome they were built for: a finished round
     # is shown three times (its event, the infos' last_round, the result's history).
-    _json: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    _json: tuple[Any, ...] | None = cython.dataclasses.field(default=None, init=False, repr=False, compare=False)
 
     def tally(self) -> dict[int, int]:
         """Votes received per player (players without a vote left out), by player."""
@@ -76,7 +85,8 @@ class RoundRecord:
         }
 
 
-@dataclass(slots=True)
+@cython.dataclasses.dataclass
+@cython.cclass
 class UndercoverState:
     """Everything about one game.
 
@@ -107,13 +117,13 @@ class UndercoverState:
     order: tuple[int, ...]
     round: int = 0
     phase: str = "speak"
-    descriptions: dict[int, str] = field(default_factory=dict)
-    votes: dict[int, int | None] = field(default_factory=dict)
-    history: list[RoundRecord] = field(default_factory=list)
-    eliminated_round: dict[int, int] = field(default_factory=dict)
+    descriptions: dict[int, str] = cython.dataclasses.field(default_factory=dict)
+    votes: dict[int, int | None] = cython.dataclasses.field(default_factory=dict)
+    history: list[RoundRecord] = cython.dataclasses.field(default_factory=list)
+    eliminated_round: dict[int, int] = cython.dataclasses.field(default_factory=dict)
     winner: str | None = None
     end_reason: str | None = None
-    beliefs: list[dict[str, Any]] = field(default_factory=list)
+    beliefs: list[dict[str, Any]] = cython.dataclasses.field(default_factory=list)
     unreadable_beliefs: tuple[str, str] | None = None
 
     def word_of(self, player: int) -> str:

@@ -28,6 +28,10 @@ from __future__ import annotations
 
 from typing import Any
 
+try:
+    import cython
+except ImportError:  # no Cython at run time: the type declarations do nothing
+    from cluegym.envs.core import cython_fallback as cython
 import numpy as np
 
 from cluegym.envs.core.spaces import read_only
@@ -53,6 +57,7 @@ class FinishedRounds:
 
     __slots__ = ("state", "num_players", "length", "last", "text", "descriptions", "votes", "last_round", "memo")
 
+    @cython.locals(state=UndercoverState)
     def __init__(self, state: UndercoverState, num_players: int, max_rounds: int) -> None:
         self.state = state
         self.num_players = num_players
@@ -88,6 +93,7 @@ class FinishedRounds:
             self.last_round = self.last.as_dict(seat_names(n))
 
 
+@cython.locals(state=UndercoverState, view=FinishedRounds)
 def finished_rounds(
     view: FinishedRounds | None, state: UndercoverState, num_players: int, max_rounds: int
 ) -> FinishedRounds:
@@ -127,6 +133,7 @@ class PublicView:
         "key_eliminated", "transcript", "living", "descriptions", "order", "alive", "eliminated",
     )
 
+    @cython.locals(state=UndercoverState, finished=FinishedRounds)
     def __init__(self, state: UndercoverState, finished: FinishedRounds, previous: PublicView | None = None) -> None:
         self.state, self.finished, self.length = state, finished, finished.length
         # Copies: the State changes in place.
@@ -160,6 +167,7 @@ class PublicView:
             eliminated[player] = rnd
         self.eliminated = read_only(np.array(eliminated, dtype=np.int64))
 
+    @cython.locals(state=UndercoverState, finished=FinishedRounds)
     def matches(self, state: UndercoverState, finished: FinishedRounds) -> bool:
         """Whether this view still shows ``state`` (with ``finished`` its finished rounds)."""
         return (
@@ -170,6 +178,7 @@ class PublicView:
         )
 
 
+@cython.locals(state=UndercoverState, view=PublicView)
 def public_view(view: PublicView | None, state: UndercoverState, finished: FinishedRounds) -> PublicView:
     """``view`` when it still shows ``state``, else a new view of it (reusing what did not change)."""
     if view is not None and view.matches(state, finished):

@@ -1,0 +1,2 @@
+# The State types of this module's @cython.locals declarations (see state.pxd).
+from cluegym.envs.undercover.state cimport RoundRecord, UndercoverState
