@@ -15,9 +15,9 @@ same digests, generators and draws, slower.
 The game layer (every module under ``envs/`` but the packages' ``__init__.py``) is compiled
 with Cython where Cython and a compiler are present (``CLUEGYM_NO_COMPILE=1`` skips it): the
 same source, compiled as it is, with Python's semantics; where a ``.pxd`` sits beside a module,
-its declarations type what they name (Undercover's State and round records are extension types,
-read by the rules, views and prompts as structs; the modules run as plain Python without a
-build). The build writes ``cluegym/_compiled.json`` (in the wheel or
+its declarations type what they name (Undercover's State, round records and public views are
+extension types, read by the rules, views, prompts and env as structs; the modules run as plain
+Python without a build). The build writes ``cluegym/_compiled.json`` (in the wheel or
 the checkout), the digest of each compiled module's source, which ``cluegym.compiled`` reads
 to load a build only while its source is unchanged. Any module that fails to compile runs as
 Python.

@@ -17,13 +17,9 @@ import dataclasses as _dataclasses
 from types import SimpleNamespace
 from typing import Any, Callable, TypeVar
 
-__all__ = ["compiled", "cclass", "locals", "dataclasses"]
+__all__ = ["cclass", "locals", "dataclasses"]
 
 _T = TypeVar("_T")
-
-#: Cython's flag: False, as in any module that runs as Python.
-compiled = False
-
 
 def cclass(cls: _T) -> _T:
     """Cython's extension-type marker: the class unchanged."""

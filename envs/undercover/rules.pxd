@@ -1,2 +1,2 @@
-# The State types of this module's @cython.locals declarations (see state.pxd).
-from cluegym.envs.undercover.state cimport RoundRecord, UndercoverState
+# The State type of this module's @cython.locals declarations (see state.pxd).
+from cluegym.envs.undercover.state cimport UndercoverState

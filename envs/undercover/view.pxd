@@ -1,7 +1,7 @@
 # The compiled build's declarations for view.py (Cython's augmenting .pxd): the two views as
 # extension types (their fields Python objects, read as struct fields by their own methods and
 # by the env's observation, which declares them with @cython.locals).
-from cluegym.envs.undercover.state cimport RoundRecord, UndercoverState
+from cluegym.envs.undercover.state cimport UndercoverState
 
 cdef class FinishedRounds:
     cdef public object state, num_players, length, last, text, descriptions, votes, last_round, memo
