@@ -37,7 +37,11 @@ its views ran ~40% under their steady state in the first second and reached it o
 the steady state (each text encoded once); ``--cold`` skips it.
 
 After each game's rows a line gives each view's own work per env step and what the floor
-allows it (:func:`own_work`): the floor in the unit a view's code can change.
+allows it (:func:`own_work`): the floor in the unit a view's code can change. ``--breakdown``
+adds where an SB3 decision's time goes and, per env step, what the game env and its players
+take in the view's own games and what the floor's ``2g`` leaves for the view's own work
+(:func:`view_budget`), beside what it leaves at the ``raw-rnd`` row's cost: where little or
+nothing is left, no work on the view's own code reaches the floor.
 
 ``cpu%`` is the process's CPU time over wall time while measuring: below ~95% the machine
 was busy with other work and every figure of that row is low. ``--cpu-time`` divides every
@@ -50,7 +54,7 @@ Usage:
     python -m cluegym.benchmarks.learner_throughput --games decrypto,undercover --seed 1
     python -m cluegym.benchmarks.learner_throughput --cpu-time   # on a shared machine
     python -m cluegym.benchmarks.learner_throughput --games dixit --cold   # encoders' caches empty
-    python -m cluegym.benchmarks.learner_throughput --breakdown   # + where an SB3 decision's time goes
+    python -m cluegym.benchmarks.learner_throughput --breakdown   # + where an SB3 decision's time goes, the budget
     python -m cluegym.benchmarks.learner_throughput --ppo 8192    # + the env's share of a PPO run
     python -m cluegym.benchmarks.learner_throughput --default-opponents   # + the SB3 view vs the baselines
 
@@ -83,7 +87,8 @@ from cluegym.wrappers.selfplay import SelfPlayEnv
 
 __all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay",
            "measure_selfplay_defaults", "measure_multiseat", "median_rate", "main", "VIEW_FLOOR",
-           "selfplay_breakdown", "BREAKDOWN_PARTS", "TrainingShare", "ppo_env_share", "own_work"]
+           "selfplay_breakdown", "BREAKDOWN_PARTS", "GAME_PARTS", "view_budget", "timer_overhead", "TrainingShare", "ppo_env_share",
+           "own_work"]
 
 
 @dataclass(frozen=True)
@@ -322,9 +327,10 @@ def measure_multiseat(game: str, setup: Setup, seconds: float, seed: int = 0) ->
     return _timed(play_game, counter, seconds)
 
 
-def _time_calls(owner: Any, name: str, spent: dict[str, float], part: str, clock: Callable[[], float]) -> None:
+def _time_calls(owner: Any, name: str, spent: dict[str, float], part: str, clock: Callable[[], float],
+                calls: dict[str, int] | None = None) -> None:
     """Wrap ``owner``'s method ``name`` (on this instance only) so that the time of each call,
-    by ``clock``, adds to ``spent[part]``."""
+    by ``clock``, adds to ``spent[part]`` (and, with ``calls``, each call counts in ``calls[part]``)."""
     inner = getattr(owner, name)
 
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -333,8 +339,46 @@ def _time_calls(owner: Any, name: str, spent: dict[str, float], part: str, clock
             return inner(*args, **kwargs)
         finally:
             spent[part] += clock() - start
+            if calls is not None:
+                calls[part] += 1
 
     setattr(owner, name, call)
+
+
+class _Nothing:
+    def nothing(self) -> None:
+        return None
+
+
+def timer_overhead(clock: Callable[[], float] = time.perf_counter, repeats: int = 20_000) -> tuple[float, float]:
+    """What :func:`_time_calls` adds to one call, in seconds (best of 5 batches): to the part
+    it times, and to the whole run (the wrapper's own call and its clock reads besides).
+
+    Measured on a method that does nothing: the part's share counts that method's own call
+    (~0.05 us), so a part the breakdown corrects by it comes out that much low at most.
+
+    Example:
+        >>> in_part, in_run = timer_overhead()
+        >>> 0 < in_part < 2e-6 and 0 < in_run < 2e-6   # ~0.1 and ~0.3 us on the 2-core machine
+        True
+    """
+    owner, spent, calls = _Nothing(), {"part": 0.0}, {"part": 0}
+    bare = owner.nothing
+    _time_calls(owner, "nothing", spent, "part", clock, calls)
+    timed = owner.nothing
+    in_part = with_timer = without = float("inf")
+    for _ in range(5):
+        spent["part"] = 0.0
+        start = clock()
+        for _ in range(repeats):
+            timed()
+        middle = clock()
+        for _ in range(repeats):
+            bare()
+        end = clock()
+        in_part = min(in_part, spent["part"] / repeats)
+        with_timer, without = min(with_timer, middle - start), min(without, end - middle)
+    return max(in_part, 0.0), max((with_timer - without) / repeats, 0.0)
 
 
 #: The parts :func:`selfplay_breakdown` times, in the order it prints them.
@@ -342,26 +386,31 @@ BREAKDOWN_PARTS: tuple[str, ...] = ("features", "game step", "game observe", "ga
                                     "agents reset", "view (rest)")
 
 
-def selfplay_breakdown(game: str, setup: Setup, seconds: float, seed: int = 0) -> tuple[float, dict[str, float]]:
-    """Where the SB3 view's time goes: microseconds per learner decision, in total and per part.
+def selfplay_breakdown(game: str, setup: Setup, seconds: float,
+                       seed: int = 0) -> tuple[float, dict[str, float], float]:
+    """Where the SB3 view's time goes: microseconds per learner decision, in total and per
+    part, and the game env's steps per decision.
 
     The parts: the task's ``features``; the game env's ``step``, ``observe`` and ``reset``
     (through the view's wrapper); the other seats' and the delegate's agents (``act``,
     ``reset``); and the rest, the view's own bookkeeping (candidates, masks, rewards, infos,
-    seeds). Each part is timed with ``time.perf_counter`` around its calls, which adds ~0.3 us
-    a call: compare parts with each other, not the total with the table's rates.
+    seeds). Each part is timed with ``time.perf_counter`` (wall time) around its calls; what
+    the timer adds (:func:`timer_overhead`, ~0.3 us a call) is taken out of the parts and the
+    total.
 
     Example:
-        >>> total, parts = selfplay_breakdown("undercover", SETUPS["undercover"], 2.0)
+        >>> total, parts, steps = selfplay_breakdown("undercover", SETUPS["undercover"], 2.0)
         >>> 0.0 < parts["features"] / total < 1.0   # the features' share of a decision (~0.2-0.3)
         True
     """
     env = _selfplay_env(game, setup)
+    counter = _StepCounter(env.aec)  # under the timer installed below: counts, then times
     spent = dict.fromkeys(BREAKDOWN_PARTS, 0.0)
+    calls = dict.fromkeys(BREAKDOWN_PARTS, 0)
     clock = time.perf_counter
 
     def timed(owner: Any, name: str, part: str) -> None:
-        _time_calls(owner, name, spent, part, clock)
+        _time_calls(owner, name, spent, part, clock, calls)
 
     timed(env.task, "features", "features")
     timed(env.aec, "step", "game step")
@@ -382,14 +431,50 @@ def selfplay_breakdown(game: str, setup: Setup, seconds: float, seed: int = 0) -
     play_game = _selfplay_player(env, seed)
     play_game()  # warm-up: lazy loads and caches are not throughput
     for part in spent:
-        spent[part] = 0.0
+        spent[part], calls[part] = 0.0, 0
+    counter.count = 0
     decisions, start = 0, clock()
     while clock() - start < seconds:
         decisions += play_game()
     total = clock() - start
+    # The timer's own cost, measured and taken out: from each part, and from the whole run.
+    in_part, in_run = timer_overhead(clock)
+    for part in spent:
+        spent[part] = max(spent[part] - calls[part] * in_part, 0.0)
+    total -= sum(calls.values()) * in_run
     spent["view (rest)"] = total - sum(spent.values())
     per_decision = 1e6 / max(decisions, 1)
-    return total * per_decision, {part: value * per_decision for part, value in spent.items()}
+    return (total * per_decision, {part: value * per_decision for part, value in spent.items()},
+            counter.count / max(decisions, 1))
+
+
+#: The parts of a breakdown that are the game env and its players, not the view: what any
+#: view of the game pays (see :func:`view_budget`).
+GAME_PARTS: tuple[str, ...] = ("game step", "game observe", "game reset", "agents act", "agents reset")
+
+
+def view_budget(raw: ViewRate, parts: dict[str, float], env_steps_per_decision: float) -> tuple[float, float]:
+    """What is left of issue 15's floor for a view's own work, from a breakdown.
+
+    At the floor a view takes ``g / VIEW_FLOOR`` per env step (``2g``: ``g`` the raw row's
+    time per step). The game env and its players (:data:`GAME_PARTS`, timed in the view's own
+    games: their lengths, their resets, the learner's observations) take part of it whatever
+    the view does; the rest is all its features, candidates and bookkeeping may cost. Timed
+    inside the view, the game's parts also pay for what the view's own work evicts from the
+    CPU's caches, so a leaner view would find a little more left; the ``raw-rnd`` row's cost
+    per env step (:func:`own_work`'s ``g'``, no view at all) bounds it from the other side.
+
+    Returns:
+        ``(game, left)``: the game env's and players' microseconds per env step in the view's
+        games, and the floor's ``2g`` less that (the view's own work must fit in it).
+
+    Example:
+        >>> parts = {"game step": 40.0, "agents act": 20.0, "features": 50.0}
+        >>> view_budget(ViewRate(50_000, 0, 0), parts, 2.0)
+        (30.0, 10.0)
+    """
+    game = sum(parts.get(part, 0.0) for part in GAME_PARTS) / env_steps_per_decision
+    return game, 1e6 / (VIEW_FLOOR * raw.env_steps_s) - game
 
 
 @dataclass
@@ -461,10 +546,17 @@ def _print_ppo_share(game: str, setup: Setup, steps: int, seed: int) -> None:
           f"CPU ({share.env_us:.0f} us a decision), SB3 {share.learner_us:.0f} us", flush=True)
 
 
-def _print_breakdown(game: str, setup: Setup, seconds: float, seed: int) -> None:
-    total, parts = selfplay_breakdown(game, setup, seconds, seed)
+def _print_breakdown(game: str, setup: Setup, seconds: float, seed: int, raw: ViewRate, raw_random: ViewRate) -> None:
+    total, parts, steps = selfplay_breakdown(game, setup, seconds, seed)
     shares = ", ".join(f"{part} {value:.0f} ({100 * value / total:.0f}%)" for part, value in parts.items())
     print(f"{game:<11} sb3 view, us per decision: {total:.0f} = {shares}", flush=True)
+    in_game, left = view_budget(raw, parts, steps)
+    own = (total - sum(parts.get(part, 0.0) for part in GAME_PARTS)) / steps
+    at_raw_random = 1e6 / raw_random.env_steps_s
+    print(f"{'':<11} sb3 view, us per env step ({steps:.2f} a decision): the game env and its players {in_game:.1f} "
+          f"as timed in the view ({at_raw_random:.1f} in the raw-rnd row), the view's own work {own:.1f}; the "
+          f"floor's 2g is {in_game + left:.1f}: it leaves the view {left:.1f} ({in_game + left - at_raw_random:.1f} "
+          f"at the raw-rnd row's cost)", flush=True)
 
 
 def median_rate(rates: list[ViewRate]) -> ViewRate:
@@ -591,7 +683,7 @@ def main(argv: list[str] | None = None) -> int:
               + ", ".join(f"{view} {own:.1f} us" for view, (own, _) in views)
               + f"; the floor allows {views[0][1][1]:.1f} us (2g - g')", flush=True)
         if args.breakdown:
-            _print_breakdown(game, setup, args.seconds, args.seed)
+            _print_breakdown(game, setup, args.seconds, args.seed, raw, raw_random)
         if args.ppo:
             _print_ppo_share(game, setup, args.ppo, args.seed)
     return 0

@@ -353,13 +353,17 @@ class HintCandidates:
         """Words ranked per keyword at most (room for the hints a game uses up)."""
         return 4 * self.n * self.stride + 64
 
-    def _keyword_facts(self, keyword: str, column: np.ndarray) -> _KeywordFacts:
-        """The kept facts of ``keyword``, rebuilt when its similarity column is not the one
-        kept (another vocabulary or embedding: the check makes reuse exact by construction)."""
+    def _keyword_facts(self, keyword: str) -> _KeywordFacts:
+        """The kept facts of ``keyword``, built on its first game.
+
+        Its similarity column is the vocabulary's product with its own vector alone (not a
+        column of the game's keywords' product), so it depends on the keyword only: the
+        vocabulary and the embedding are this instance's, and reuse is exact by construction
+        (a game of other keywords, or an earlier game, cannot change a candidate)."""
         facts = self._facts.get(keyword)
-        # np.array_equal's test without its ~5 us of argument handling (4 calls a game)
-        if facts is None or facts.sims.shape != column.shape or not (facts.sims == column).all():
-            facts = _KeywordFacts(keyword, column, self.limit, self.hint_rule)
+        if facts is None:
+            _, matrix = self._vocabulary()
+            facts = _KeywordFacts(keyword, matrix @ self.words.vector(keyword), self.limit, self.hint_rule)
             self._facts[keyword] = facts
             if len(self._facts) > self.MAX_KEYWORDS:
                 self._facts.popitem(last=False)
@@ -369,9 +373,10 @@ class HintCandidates:
 
     def _rankings(self, keywords: tuple[str, ...]) -> list[_KeywordRanking]:
         if keywords not in self._ranked:  # keywords are fixed for a game: keep only this one
-            vocab, matrix = self._vocabulary()
-            sims = matrix @ self.words.matrix(list(keywords)).T
-            facts = [self._keyword_facts(keyword, sims[:, k]) for k, keyword in enumerate(keywords)]
+            vocab, _ = self._vocabulary()
+            # A game's keywords are 4 of ~700: their columns are kept across games (the
+            # vocabulary's product with the game's keywords was ~5% of a multi-seat game).
+            facts = [self._keyword_facts(keyword) for keyword in keywords]
             self._ranked = {keywords: [_KeywordRanking(vocab, k, facts, self.limit, self.hint_error,
                                                        self._word_forms)
                                        for k in range(len(keywords))]}
@@ -413,7 +418,7 @@ class _KeywordFacts:
 
     Attributes:
         keyword: the keyword.
-        sims: its similarity to every vocabulary word (the column of the game's matrix).
+        sims: its similarity to every vocabulary word (the vocabulary's product with its vector).
         allowed: vocabulary index -> whether the hint rule accepts the word next to this
             keyword alone (a hint is valid for a game's keywords iff it is valid next to this
             one and next to the others: the rule's form checks do not depend on the keywords,
@@ -427,7 +432,7 @@ class _KeywordFacts:
 
     def __init__(self, keyword: str, column: np.ndarray, prefix: int, rule: str) -> None:
         self.keyword = keyword
-        self.sims = np.array(column)  # a contiguous copy: the game's matrix is not kept
+        self.sims = column
         self.allowed: dict[int, bool] = {}
         self.guard = _KeywordGuard.of(keyword, rule)
         # The start of the ranking (closest first): a game ranks ~limit words of ~5,000, so
@@ -455,8 +460,7 @@ class _KeywordRanking:
         self.facts = facts[k]
         self.other_keywords = tuple(f.keyword for i, f in enumerate(facts) if i != k)
         self.other_guards = tuple(f.guard for i, f in enumerate(facts) if i != k)
-        # The other keywords' similarity columns, as their facts keep them (each kept column
-        # was checked equal to the game's own when the game started).
+        # The other keywords' similarity columns, as their facts keep them.
         self.rival_sims = tuple(f.sims for i, f in enumerate(facts) if i != k)
         self.position = 0
         self.words: list[str] = []

@@ -95,16 +95,43 @@ def test_threads_and_cold_options(capsys):
 
 
 def test_breakdown_times_every_part_of_a_decision(capsys):
-    total, parts = selfplay_breakdown("undercover", SETUPS["undercover"], 0.3, seed=0)
+    total, parts, steps = selfplay_breakdown("undercover", SETUPS["undercover"], 0.3, seed=0)
     assert list(parts) == list(BREAKDOWN_PARTS)
+    # A voter's decision comes every round: the descriptions, the votes and the dead steps
+    # of the eliminated in between are several env steps.
+    assert 3.0 < steps < 60.0, steps
     # Every timed part is met in an Undercover decision (the delegate speaks, the others act).
     assert all(parts[part] > 0 for part in BREAKDOWN_PARTS), parts
     # The parts do not overlap: what is left for the view itself stays positive.
     assert parts["view (rest)"] < total
     assert sum(parts.values()) == pytest.approx(total)
     assert main(["--games", "taboo", "--seconds", "0.1", "--rounds", "1", "--breakdown"]) == 0
-    line = next(line for line in capsys.readouterr().out.splitlines() if "sb3 view, us per decision" in line)
+    lines = capsys.readouterr().out.splitlines()
+    line = next(line for line in lines if "sb3 view, us per decision" in line)
     assert line.startswith("taboo") and all(part in line for part in BREAKDOWN_PARTS)
+    budget = next(line for line in lines if "sb3 view, us per env step" in line)
+    assert "the game env and its players" in budget and "it leaves the view" in budget
+
+
+def test_the_timer_overhead_is_what_a_timed_call_adds():
+    from cluegym.benchmarks import learner_throughput as lt
+
+    in_part, in_run = lt.timer_overhead(repeats=2000)
+    # A clock read or two and a call: well under a microsecond each, and never nothing.
+    assert 0.0 < in_part < 5e-6 and 0.0 < in_run < 5e-6
+
+
+def test_view_budget_is_the_floor_less_the_game_and_its_players():
+    from cluegym.benchmarks import learner_throughput as lt
+
+    parts = {"features": 50.0, "game step": 30.0, "game observe": 4.0, "game reset": 2.0, "agents act": 3.0,
+             "agents reset": 1.0, "view (rest)": 60.0}
+    # 40 us of game and players a decision, 2 env steps a decision: 20 us an env step; the
+    # raw env at 50,000 steps/s gives a floor of 40 us an env step (2g), 20 of it left.
+    assert lt.view_budget(lt.ViewRate(50_000.0, 1.0, 1.0), parts, 2.0) == pytest.approx((20.0, 20.0))
+    # A raw env twice as fast halves the floor's 2g: nothing is left for any view.
+    assert lt.view_budget(lt.ViewRate(100_000.0, 1.0, 1.0), parts, 2.0) == pytest.approx((20.0, 0.0))
+    assert set(lt.GAME_PARTS) < set(lt.BREAKDOWN_PARTS)
 
 
 def test_ppo_share_splits_a_training_run_between_envs_and_sb3(capsys):

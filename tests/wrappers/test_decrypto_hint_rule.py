@@ -41,6 +41,23 @@ def test_candidates_kept_across_games_equal_a_fresh_ranking():
         assert kept.ranked(keywords) == HintCandidates(n=8).ranked(keywords)
 
 
+def test_a_keywords_similarities_do_not_depend_on_the_games_other_keywords():
+    # Each keyword's similarity column is the vocabulary's product with its own vector, built
+    # once: the same array whatever keywords share its game, and the candidates of a game do
+    # not depend on the games played before it.
+    import numpy as np
+
+    kept = HintCandidates(n=8)
+    kept.ranked(KEYWORDS)
+    column = kept._keyword_facts("sea").sims
+    _, matrix = kept._vocabulary()
+    assert np.array_equal(column, matrix @ kept.words.vector("sea"))
+    kept.ranked(("sea", "fire", "horse", "arm"))
+    assert kept._keyword_facts("sea").sims is column
+    fresh = HintCandidates(n=8)
+    assert fresh.ranked(("pen", "sea", "river", "ice")) == kept.ranked(("pen", "sea", "river", "ice"))
+
+
 def test_the_candidates_pre_check_never_clears_a_hint_the_rule_rejects():
     # Alice's candidates skip the rule's check for a word that shares no form (part, lemma,
     # stem) with a keyword; the skip must be sound: every word it clears passes the env's rule.
