@@ -87,8 +87,8 @@ from cluegym.wrappers.selfplay import SelfPlayEnv
 
 __all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay",
            "measure_selfplay_defaults", "measure_multiseat", "median_rate", "main", "VIEW_FLOOR",
-           "selfplay_breakdown", "BREAKDOWN_PARTS", "GAME_PARTS", "view_budget", "timer_overhead", "TrainingShare", "ppo_env_share",
-           "own_work"]
+           "selfplay_breakdown", "BREAKDOWN_PARTS", "GAME_PARTS", "view_budget", "timer_overhead", "TrainingShare",
+           "ppo_env_share", "own_work"]
 
 
 @dataclass(frozen=True)
