@@ -217,6 +217,19 @@ def word_forms(word: str) -> frozenset[str]:
     return frozenset({snowball_stem(word), *lemmas(word)})
 
 
+@functools.lru_cache(maxsize=65536)
+def text_forms(text: str) -> frozenset[str]:
+    """The stems and lemmas of a text's words (stopwords left out), as :class:`SaidFilter`
+    compares them. Kept per text: the baselines build a filter of the game's texts at every
+    turn, and read the same descriptions and utterances again each time."""
+    forms: set[str] = set()
+    for tok in tokens(text):
+        for part in tok.replace("'", "-").split("-"):
+            if part and part not in STOPWORDS:
+                forms |= word_forms(part)
+    return frozenset(forms)
+
+
 class SaidFilter:
     """Fast "is this vocabulary word (a derivative of) something already said?" test.
 
@@ -230,10 +243,7 @@ class SaidFilter:
             self.add(text)
 
     def add(self, text: str) -> None:
-        for tok in tokens(text):
-            for part in tok.replace("'", "-").split("-"):
-                if part and part not in STOPWORDS:
-                    self.forms |= word_forms(part)
+        self.forms |= text_forms(text)
 
     def __call__(self, word: str) -> bool:
         return bool(word_forms(word) & self.forms)

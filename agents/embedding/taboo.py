@@ -165,9 +165,11 @@ class EmbeddingTabooDefender(EmbeddingAgent):
         norm = float(np.linalg.norm(mean))
         return mean / norm if norm > 0 else mean
 
-    def ranking(self, observation: dict[str, Any], n: int) -> list[tuple[str, float]]:
-        """The ``n`` best candidates (never a word already said) and their similarities."""
-        topic = self.topic(observation)
+    def ranking(self, observation: dict[str, Any], n: int, topic: np.ndarray | None = None) -> list[tuple[str, float]]:
+        """The ``n`` best candidates (never a word already said) and their similarities
+        (``topic``: the observation's :meth:`topic`, when the caller has it already)."""
+        if topic is None:
+            topic = self.topic(observation)
         if not np.any(topic):
             return []
         said = SaidFilter([str(t) for t in observation["dialogue"] if t])
@@ -191,7 +193,8 @@ class EmbeddingTabooDefender(EmbeddingAgent):
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, str]:
         turns = len(observation["dialogue"]) // 2
         last_turn = int(observation["turn"]) + 1 >= turns
-        ranking = self.ranking(observation, max(self.avoid, 2))
+        topic = self.topic(observation)  # read by the ranking and the reply alike
+        ranking = self.ranking(observation, max(self.avoid, 2), topic)
         self.last_ranking = ranking
         previous, self.previous_best = self.previous_best, (ranking[0][0] if ranking else None)
         if len(ranking) >= 2:
@@ -200,11 +203,11 @@ class EmbeddingTabooDefender(EmbeddingAgent):
                 confident = confident and ranking[0][0] == previous
             if confident or (last_turn and self.guess_on_last_turn):
                 return {"utterance": GUESS_UTTERANCE, "guess": ranking[0][0]}
-        return {"utterance": self._on_topic(observation, [w for w, _ in ranking]), "guess": ""}
+        return {"utterance": self._on_topic(observation, [w for w, _ in ranking], topic), "guess": ""}
 
-    def _on_topic(self, observation: dict[str, Any], suspects: list[str]) -> str:
-        """A reply about the topic that avoids every suspected word (and its derivatives)."""
-        topic = self.topic(observation)
+    def _on_topic(self, observation: dict[str, Any], suspects: list[str], topic: np.ndarray) -> str:
+        """A reply about ``topic`` (the observation's) that avoids every suspected word (and
+        its derivatives)."""
         avoid = SaidFilter([*suspects, *(str(t) for t in observation["dialogue"] if t)])
         words = self.vocab.neighbours(
             topic, 2, start=self.avoid,

@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from typing import Any
@@ -53,11 +54,21 @@ def _split_scores(points: np.ndarray, size: int) -> tuple[list[tuple[int, ...]],
     np.linalg.norm(points[~mask].sum(axis=0))``, computed for every split at once (the rows
     gathered in the same order and summed along the same kind of axis; each norm the square
     root of the row's dot product with itself, as ``norm`` takes it)."""
-    n = len(points)
-    splits = list(itertools.combinations(range(n), size))
-    rest = [[i for i in range(n) if i not in split] for split in splits]
-    scores = _norms(points[np.array(splits)].sum(axis=1)) + _norms(points[np.array(rest)].sum(axis=1))
-    return splits, scores.tolist()
+    splits, minority, rest = _splits(len(points), size)
+    scores = _norms(points[minority].sum(axis=1)) + _norms(points[rest].sum(axis=1))
+    return list(splits), scores.tolist()
+
+
+@functools.lru_cache(maxsize=256)
+def _splits(n: int, size: int) -> tuple[tuple[tuple[int, ...], ...], np.ndarray, np.ndarray]:
+    """The splits of ``n`` rows into ``size`` of them (``itertools.combinations`` order) and
+    the rest: the splits, and both sides as index arrays (read-only; kept: a table has a
+    handful of sizes, and every belief of every player reads them)."""
+    splits = tuple(itertools.combinations(range(n), size))
+    minority = np.array(splits)
+    rest = np.array([[i for i in range(n) if i not in split] for split in splits])
+    minority.flags.writeable = rest.flags.writeable = False
+    return splits, minority, rest
 
 
 def _norms(rows: np.ndarray) -> np.ndarray:

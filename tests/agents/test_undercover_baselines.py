@@ -215,6 +215,24 @@ def test_unsaid_neighbours_are_the_general_search(env):
         assert len(general) == k
 
 
+def test_said_filter_forms_are_each_words_stems_and_lemmas():
+    """A filter's forms are the union of its texts' forms (kept per text): the stems and
+    lemmas of every word part but the stopwords, whatever order the texts come in."""
+    from cluegym.agents.embedding.speech import SaidFilter, text_forms, word_forms
+    from cluegym.agents.encoders.vocabulary import STOPWORDS
+    from cluegym.envs.core.text import tokens
+
+    texts = ["It is a honey-bee's hive.", "Flowers, flowering", "the of and", "", "bee"]
+    for text in texts:
+        parts = [p for tok in tokens(text) for p in tok.replace("'", "-").split("-") if p and p not in STOPWORDS]
+        assert text_forms(text) == frozenset().union(*(word_forms(p) for p in parts))
+    assert text_forms("the of and") == frozenset()
+    said = SaidFilter(texts)
+    assert {"honey", "bee", "hive", "flower"} <= said.forms
+    assert said.forms == SaidFilter(reversed(texts)).forms == set().union(*(text_forms(t) for t in texts))
+    assert said("bees") and said("flower") and not said("tractor")
+
+
 def test_split_scores_are_the_masked_norms_bit_for_bit():
     """The team split's scores, computed for every split at once, are the per-split
     ``norm(points[mask].sum(0)) + norm(points[~mask].sum(0))`` bit for bit (a near-tie
