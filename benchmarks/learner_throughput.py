@@ -551,7 +551,7 @@ def _print_breakdown(game: str, setup: Setup, seconds: float, seed: int, raw: Vi
     shares = ", ".join(f"{part} {value:.0f} ({100 * value / total:.0f}%)" for part, value in parts.items())
     print(f"{game:<11} sb3 view, us per decision: {total:.0f} = {shares}", flush=True)
     in_game, left = view_budget(raw, parts, steps)
-    own = (total - sum(parts.get(part, 0.0) for part in GAME_PARTS)) / steps
+    own = total / steps - in_game  # everything else of an env step: features, candidates, bookkeeping
     at_raw_random = 1e6 / raw_random.env_steps_s
     print(f"{'':<11} sb3 view, us per env step ({steps:.2f} a decision): the game env and its players {in_game:.1f} "
           f"as timed in the view ({at_raw_random:.1f} in the raw-rnd row), the view's own work {own:.1f}; the "

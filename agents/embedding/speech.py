@@ -217,11 +217,12 @@ def word_forms(word: str) -> frozenset[str]:
     return frozenset({snowball_stem(word), *lemmas(word)})
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=8192)
 def text_forms(text: str) -> frozenset[str]:
     """The stems and lemmas of a text's words (stopwords left out), as :class:`SaidFilter`
     compares them. Kept per text: the baselines build a filter of the game's texts at every
-    turn, and read the same descriptions and utterances again each time."""
+    turn, and read the same descriptions and utterances again each time. (8,192 texts: an
+    utterance and its forms are ~1.4 kB, and the reuse is within a game's few dozen texts.)"""
     forms: set[str] = set()
     for tok in tokens(text):
         for part in tok.replace("'", "-").split("-"):

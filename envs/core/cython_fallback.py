@@ -21,6 +21,7 @@ __all__ = ["cclass", "locals", "dataclasses"]
 
 _T = TypeVar("_T")
 
+
 def cclass(cls: _T) -> _T:
     """Cython's extension-type marker: the class unchanged."""
     return cls
