@@ -17,7 +17,9 @@ with Cython where Cython and a compiler are present (``CLUEGYM_NO_COMPILE=1`` sk
 same source, compiled as it is, with Python's semantics; where a ``.pxd`` sits beside a module,
 its declarations type what they name (Undercover's State, round records and public views are
 extension types, read by the rules, views, prompts and env as structs; the modules run as plain
-Python without a build). The build writes ``cluegym/_compiled.json`` (in the wheel or
+Python without a build). Of the learning views (``wrappers/``), only the typed modules are
+compiled (a ``.pxd`` beside them: the Undercover voter features' loops in C doubles); the
+others measured no faster compiled. The build writes ``cluegym/_compiled.json`` (in the wheel or
 the checkout), the digest of each compiled module's source, which ``cluegym.compiled`` reads
 to load a build only while its source is unchanged. Any module that fails to compile runs as
 Python.
@@ -72,23 +74,28 @@ def _discover() -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
     return packages, package_dir, package_data
 
 
-#: The packages compiled with Cython (every module but __init__.py): the game layer. (The
-#: learning views in wrappers/ measured no faster compiled: docs/performance.md, "Fourteenth
-#: pass".) The manifest of the builds goes in the cluegym package folder (cluegym/compiled.py
-#: reads it there).
+#: The packages compiled with Cython (every module but __init__.py): the game layer. The
+#: manifest of the builds goes in the cluegym package folder (cluegym/compiled.py reads it there).
 COMPILED_PACKAGES = {"cluegym.envs": "envs"}
+#: The packages of which only the typed modules (a .pxd beside them) are compiled: the
+#: learning views, which measured no faster compiled as they are (docs/performance.md,
+#: "Fourteenth pass") but faster where their loops declare C types ("Twenty-first pass").
+TYPED_ONLY_PACKAGES = {"cluegym.wrappers": "wrappers"}
 MANIFEST_PACKAGE, MANIFEST_NAME = "cluegym", "_compiled.json"
 
 
 def _compiled_sources() -> dict[str, tuple[str, Path]]:
     """The compiled modules: dotted name -> (its package, its .py file)."""
     sources = {}
-    for package, folder in COMPILED_PACKAGES.items():
+    for package, folder in {**COMPILED_PACKAGES, **TYPED_ONLY_PACKAGES}.items():
         root = ROOT / folder
         for path in sorted(root.rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
-            if path.name != "__init__.py" and not {"__pycache__", "data"} & set(parts[:-1]):
-                sources[".".join([package, *parts])] = (package, path)
+            if path.name == "__init__.py" or {"__pycache__", "data"} & set(parts[:-1]):
+                continue
+            if package in TYPED_ONLY_PACKAGES and not path.with_suffix(".pxd").is_file():
+                continue
+            sources[".".join([package, *parts])] = (package, path)
     return sources
 
 
@@ -118,7 +125,7 @@ def _pxd_include() -> str:
     the include path."""
     include = ROOT / "build" / "pxd"
     shutil.rmtree(include, ignore_errors=True)
-    for package, folder in COMPILED_PACKAGES.items():
+    for package, folder in {**COMPILED_PACKAGES, **TYPED_ONLY_PACKAGES}.items():
         for pxd in sorted((ROOT / folder).rglob("*.pxd")):
             target = include.joinpath(*package.split("."), pxd.relative_to(ROOT / folder))
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -188,7 +195,7 @@ class BuildExt(build_ext):
             # module "x" of it would be built.
             folder = Path(self.get_ext_fullpath(package + ".x")).parent
             manifest.setdefault(package, {})[ext.name] = {
-                "source": source.relative_to(ROOT / COMPILED_PACKAGES[package]).as_posix(),
+                "source": source.relative_to(ROOT / {**COMPILED_PACKAGES, **TYPED_ONLY_PACKAGES}[package]).as_posix(),
                 "build": build.relative_to(folder).as_posix(),
                 "sha256": _source_digest(source),
             }

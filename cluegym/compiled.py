@@ -4,7 +4,8 @@
 ``__init__.py``; setup.py's ``COMPILED_PACKAGES``) with Cython where Cython and a C compiler
 are present: the same Python source, compiled as it is (types declared only where a
 ``.pxd`` sits beside a module), for 10-20% more env steps per second (docs/performance.md,
-"Fourteenth pass" and "Nineteenth pass"). Without them the install still succeeds and the
+"Fourteenth pass" and "Nineteenth pass"), and of the learning views the typed modules only
+(``TYPED_ONLY_PACKAGES``: a ``.pxd`` beside them, "Twenty-first pass"). Without them the install still succeeds and the
 sources run as Python. The build writes a manifest, ``cluegym/_compiled.json``: per compiled
 module, its build and the SHA-256 of what it was built from (:func:`source_digest`).
 

@@ -114,9 +114,14 @@ def test_the_installed_game_layer_runs_compiled():
                     "rerun `pip install --no-deps -e .` to run them compiled")
     assert all(build.is_file() for _, build, _ in modules.values())
     cluegym.make("undercover")  # imports the env, its rules, the adapter
+    importlib.import_module("cluegym.wrappers.undercover")  # a typed view module (and the featurizers it imports)
     running = compiled_modules()
-    for name in ("cluegym.envs.core.base", "cluegym.envs.core.record", "cluegym.envs.undercover.rules"):
+    for name in ("cluegym.envs.core.base", "cluegym.envs.core.record", "cluegym.envs.undercover.rules",
+                 "cluegym.wrappers.undercover", "cluegym.wrappers.featurizers"):
         assert name in modules and running.get(name) == str(modules[name][1])
+    # Of the views, only the typed modules (a .pxd beside them) are compiled.
+    views = {name for name in modules if name.startswith("cluegym.wrappers.")}
+    assert views and all(modules[name][0].with_suffix(".pxd").is_file() for name in views)
 
 
 
@@ -165,6 +170,41 @@ def test_the_compiled_and_the_python_game_layer_play_the_same_games():
     assert runs["1"][0] == []  # nothing compiled runs with the switch on
     assert runs["0"][0] or not read_manifest(MANIFEST)
     assert len(runs["1"][1]) == 12 and runs["1"][1] == runs["0"][1]
+
+
+_VIEW_FEATURES = """
+import hashlib, json, sys
+import numpy as np
+import cluegym
+from cluegym.wrappers.selfplay import SelfPlayEnv
+digests, steps = [], 0
+env = SelfPlayEnv("undercover", "player_0", opponents={"*": "random"})
+rng = np.random.default_rng(5)
+features, info = env.reset(seed=11)
+for game in range(int(sys.argv[1])):
+    done = False
+    while not done:
+        digests.append(hashlib.sha256(features.tobytes()).hexdigest())
+        legal = np.flatnonzero(info["action_mask"])
+        features, _, done, _, info = env.step(int(rng.choice(legal)))
+        steps += 1
+    features, info = env.reset()
+print(json.dumps([sorted(n for n in cluegym.compiled.compiled_modules() if ".wrappers." in n), steps, digests]))
+"""
+
+
+@pytest.mark.slow
+def test_the_compiled_and_the_python_views_give_the_same_features():
+    # The typed view modules (wrappers/undercover.pxd, featurizers.pxd) do the same IEEE
+    # operations in C doubles as the Python floats of their source: the same vectors, bit for bit.
+    runs = {}
+    for off in ("1", "0"):
+        done = subprocess.run([sys.executable, "-c", _VIEW_FEATURES, "100"], capture_output=True, text=True,
+                              timeout=600, env={**os.environ, OFF_SWITCH: off}, check=True)
+        runs[off] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert runs["1"][0] == []
+    assert runs["0"][0] == ["cluegym.wrappers.featurizers", "cluegym.wrappers.undercover"] or not read_manifest(MANIFEST)
+    assert runs["1"][1] > 200 and runs["1"][1:] == runs["0"][1:]
 
 
 _WITHOUT_CYTHON = """

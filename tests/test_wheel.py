@@ -52,6 +52,9 @@ def test_wheel_imports_every_module(tmp_path):
         packages = json.loads(zipfile.ZipFile(wheel).read("cluegym/_compiled.json"))["packages"]
         assert "cluegym.envs.core.base" in packages["cluegym.envs"]
         assert "cluegym.envs.undercover.rules" in packages["cluegym.envs"]
+        # Of the learning views, the typed modules only (a .pxd beside them, shipped with them).
+        assert set(packages["cluegym.wrappers"]) == {"cluegym.wrappers.featurizers", "cluegym.wrappers.undercover"}
+        assert "cluegym/wrappers/undercover.pxd" in names
         for package, entries in packages.items():
             folder = package.replace(".", "/")
             for entry in entries.values():

@@ -127,24 +127,37 @@ def standardize_list(values: Sequence[float], among: Sequence[bool]) -> list[flo
         >>> standardize_list([1.0, 2.0, 3.0], [True, True, True])
         [-0.4082482904638631, 0.0, 0.4082482904638631]
     """
-    pool = [float(v) for v, selected in zip(values, among) if selected]
-    n = len(pool)
+    # One pass for the sum, one for the squares: loops over the selected values (C doubles
+    # in the build, featurizers.pxd) in numpy's left-to-right order.
+    count = len(values)
+    n = 0
+    total = 0.0
+    for i in range(count):
+        if among[i]:
+            value = float(values[i])
+            total = value if n == 0 else total + value
+            n += 1
     if n < 2:
-        return [0.0] * len(values)
+        return [0.0] * count
     if n >= 8:
         return standardize(np.asarray(values, dtype=np.float64), np.asarray(among, dtype=bool)).tolist()
-    total = pool[0]
-    for v in pool[1:]:
-        total += v
     mean = total / n
-    squares = (pool[0] - mean) * (pool[0] - mean)
-    for v in pool[1:]:
-        squares += (v - mean) * (v - mean)
+    squares = 0.0
+    seen = 0
+    for i in range(count):
+        if among[i]:
+            deviation = float(values[i]) - mean
+            squares = deviation * deviation if seen == 0 else squares + deviation * deviation
+            seen += 1
     spread = math.sqrt(squares / n)
     if spread < 1e-6:
-        return [0.0] * len(values)
+        return [0.0] * count
     scale = 3.0 * spread
-    return [(float(v) - mean) / scale if selected else 0.0 for v, selected in zip(values, among)]
+    out = [0.0] * count
+    for i in range(count):
+        if among[i]:
+            out[i] = (float(values[i]) - mean) / scale
+    return out
 
 
 def mean_deviations(values: np.ndarray) -> tuple[np.floating, np.ndarray, float]:

@@ -43,7 +43,7 @@ _PER_PLAYER = 11
 _CONTEXT = 4
 
 
-def _table_fit(sums: np.ndarray, living: Sequence[bool]) -> list[float]:
+def _table_fit(sums: np.ndarray, living: list[bool]) -> list[float]:
     """Each speaker's fit to the rest of the living table: the cosine between its centroid
     (the mean of its description vectors) and the mean of the other living speakers' unit
     centroids; 0 for a speaker with nobody else living among the speakers, or whose vectors
@@ -56,23 +56,36 @@ def _table_fit(sums: np.ndarray, living: Sequence[bool]) -> list[float]:
     A cosine reads directions only, so every mean is a sum, and the rest of speaker ``p``
     is ``S - living[p] * c_p`` with ``c`` the unit centroids and ``S`` the living ones'
     sum. Its dot with ``c_p`` and its squared norm are then sums over the speakers' Gram
-    matrix (one BLAS call on at most a handful of rows), worked out in plain floats.
+    matrix (one BLAS call on at most a handful of rows), worked out in plain floats (C
+    doubles in the build: undercover.pxd types the loops).
     """
     gram = (sums @ sums.T).tolist()
     m = len(gram)
-    inverse = [1.0 / math.sqrt(gram[i][i]) if gram[i][i] > 0 else 0.0 for i in range(m)]
-    weights = [inverse[j] if living[j] else 0.0 for j in range(m)]
-    # c_i . S for every speaker, and S . S.
-    towards = [inverse[i] * sum(g * w for g, w in zip(gram[i], weights)) for i in range(m)]
-    total = sum(towards[i] for i in range(m) if living[i])
-    living_speakers = sum(1 for alive in living if alive)
+    inverse = [0.0] * m  # 1 / |sum| per speaker (0 for a zero sum)
+    for i in range(m):
+        square = gram[i][i]
+        inverse[i] = 1.0 / math.sqrt(square) if square > 0 else 0.0
+    # c_i . S for every speaker (left to right, as a sum of products), and S . S.
+    towards = [0.0] * m
+    total = 0.0
+    living_speakers = 0
+    for i in range(m):
+        row = gram[i]
+        dot = 0.0
+        for j in range(m):
+            dot += row[j] * (inverse[j] if living[j] else 0.0)
+        towards[i] = inverse[i] * dot
+        if living[i]:
+            total += towards[i]
+            living_speakers += 1
     fit = [0.0] * m
     for p in range(m):
-        if living_speakers - (1 if living[p] else 0) == 0:  # nobody else: no rest to fit
+        alive = bool(living[p])
+        if living_speakers - alive == 0:  # nobody else: no rest to fit
             continue
-        own = gram[p][p] * inverse[p] * inverse[p] if living[p] else 0.0  # c_p . c_p (1, or 0 for a zero sum)
+        own = gram[p][p] * inverse[p] * inverse[p] if alive else 0.0  # c_p . c_p (1, or 0 for a zero sum)
         dot = towards[p] - own
-        square = total - 2.0 * (towards[p] if living[p] else 0.0) + own
+        square = total - 2.0 * (towards[p] if alive else 0.0) + own
         if square > 1e-12:  # a rest that sums to (about) zero has no direction: fit 0
             fit[p] = dot / math.sqrt(square)
     return fit
@@ -96,9 +109,6 @@ class VoterFeatures(Featurizer):
 
     def features(self, observation: dict[str, Any], info: dict[str, Any],
                  candidates: Sequence[Any] | None = None) -> np.ndarray:
-        # A handful of players: plain Python floats (each step the same IEEE double operation
-        # as numpy's) cost far less than numpy calls on 5-element arrays; the vector is rounded
-        # to float32 once at the end, as the float64 layout it replaces was.
         n, me = self.n, int(observation["player"])
         if len(observation["alive"]) != n:
             raise ValueError(f"observation has {len(observation['alive'])} players; features built for {n}")
@@ -108,21 +118,8 @@ class VoterFeatures(Featurizer):
         word = str(observation["word"])
         fit = table.fits.get(word)
         if fit is None:  # the same for every voter of the round with this word
-            fit = table.fits[word] = _fits(table, self.words.vector(word))
-        fit_mean, fit_last = fit
-        others = list(table.alive)
-        others[me] = False
-        fit_mean_z = standardize_list(fit_mean, others)
-        fit_last_z = standardize_list(fit_last, others)
-        table_z = standardize_list(table.fit, others)
-        spoke = float(table.spans[me][1] > table.spans[me][0])
-        values: list[float] = []
-        for p in range(n):
-            values += (table.alive[p], p == me, fit_mean[p], fit_mean_z[p], fit_last[p], fit_last_z[p],
-                       table.fit[p], table_z[p], table.received[p], (p, me) in table.voted, spoke)
-        values += (float(observation["round"]) / self.max_rounds, table.alive_share, table.fit[me],
-                   table.fit_z_alive[me])
-        return np.array(values, dtype=np.float32)
+            fit = table.fits[word] = _fits((table.matrix @ self.words.vector(word)).tolist(), table.spans)
+        return _voter_vector(table, fit[0], fit[1], me, float(observation["round"]) / self.max_rounds)
 
     def _table(self, observation: dict[str, Any], alive: np.ndarray, votes: np.ndarray) -> "_Round":
         """What every voter of a round reads alike: each player's description vectors, their
@@ -181,16 +178,61 @@ class _Round:
     fits: dict[str, tuple[list[float], list[float]]]  # own word -> (mean fit, latest fit) per player
 
 
-def _fits(table: _Round, own: np.ndarray) -> tuple[list[float], list[float]]:
-    """Each player's mean and latest similarity of its descriptions to ``own`` (0 without
-    descriptions)."""
-    similarities = (table.matrix @ own).tolist()
-    fit_mean, fit_last = [0.0] * len(table.spans), [0.0] * len(table.spans)
-    for p, (start, stop) in enumerate(table.spans):
+def _fits(similarities: list[float], spans: list[tuple[int, int]]) -> tuple[list[float], list[float]]:
+    """Each player's mean and latest similarity of its descriptions to the own word (0
+    without descriptions), from every description's similarity (``spans`` as in
+    :class:`_Round`)."""
+    m = len(spans)
+    fit_mean, fit_last = [0.0] * m, [0.0] * m
+    for p in range(m):
+        start, stop = spans[p]
         if stop > start:
-            fit_mean[p] = sum(similarities[start:stop]) / (stop - start)
+            total = 0.0
+            for row in range(start, stop):
+                total += similarities[row]
+            fit_mean[p] = total / (stop - start)
             fit_last[p] = similarities[stop - 1]
     return fit_mean, fit_last
+
+
+def _voter_vector(table: _Round, fit_mean: list[float], fit_last: list[float], me: int,
+                  round_share: float) -> np.ndarray:
+    """The voter's feature vector (the module docstring's layout): per player, alive, is the
+    voter, mean and latest fit to the own word (raw and standardized over the living
+    others), fit to the rest of the table (raw and standardized), votes received, voted for
+    the voter, whether the voter has spoken; then the context. Written straight into the
+    float32 vector (each value rounded once, as ``np.array(values, dtype=np.float32)`` did)."""
+    n = len(table.alive)
+    others = list(table.alive)
+    others[me] = False
+    fit_mean_z = standardize_list(fit_mean, others)
+    fit_last_z = standardize_list(fit_last, others)
+    table_fit = table.fit
+    table_z = standardize_list(table_fit, others)
+    alive, received, voted = table.alive, table.received, table.voted
+    start, stop = table.spans[me]
+    spoke = 1.0 if stop > start else 0.0
+    vector = np.empty(n * _PER_PLAYER + _CONTEXT, dtype=np.float32)
+    out = vector  # a typed float32 view of it in the build (undercover.pxd)
+    k = 0
+    for p in range(n):
+        out[k] = 1.0 if alive[p] else 0.0
+        out[k + 1] = 1.0 if p == me else 0.0
+        out[k + 2] = fit_mean[p]
+        out[k + 3] = fit_mean_z[p]
+        out[k + 4] = fit_last[p]
+        out[k + 5] = fit_last_z[p]
+        out[k + 6] = table_fit[p]
+        out[k + 7] = table_z[p]
+        out[k + 8] = received[p]
+        out[k + 9] = 1.0 if (p, me) in voted else 0.0
+        out[k + 10] = spoke
+        k += _PER_PLAYER
+    out[k] = round_share
+    out[k + 1] = table.alive_share
+    out[k + 2] = table_fit[me]
+    out[k + 3] = table.fit_z_alive[me]
+    return vector
 
 
 #: The last :meth:`VoterFeatures._table` result, with its key.
