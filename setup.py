@@ -81,13 +81,15 @@ COMPILED_PACKAGES = {"cluegym.envs": "envs"}
 #: learning views, which measured no faster compiled as they are (docs/performance.md,
 #: "Fourteenth pass") but faster where their loops declare C types ("Twenty-first pass").
 TYPED_ONLY_PACKAGES = {"cluegym.wrappers": "wrappers"}
+#: Every package with compiled modules -> its source folder.
+SOURCE_FOLDERS = {**COMPILED_PACKAGES, **TYPED_ONLY_PACKAGES}
 MANIFEST_PACKAGE, MANIFEST_NAME = "cluegym", "_compiled.json"
 
 
 def _compiled_sources() -> dict[str, tuple[str, Path]]:
     """The compiled modules: dotted name -> (its package, its .py file)."""
     sources = {}
-    for package, folder in {**COMPILED_PACKAGES, **TYPED_ONLY_PACKAGES}.items():
+    for package, folder in SOURCE_FOLDERS.items():
         root = ROOT / folder
         for path in sorted(root.rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
@@ -125,7 +127,7 @@ def _pxd_include() -> str:
     the include path."""
     include = ROOT / "build" / "pxd"
     shutil.rmtree(include, ignore_errors=True)
-    for package, folder in {**COMPILED_PACKAGES, **TYPED_ONLY_PACKAGES}.items():
+    for package, folder in SOURCE_FOLDERS.items():
         for pxd in sorted((ROOT / folder).rglob("*.pxd")):
             target = include.joinpath(*package.split("."), pxd.relative_to(ROOT / folder))
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -195,7 +197,7 @@ class BuildExt(build_ext):
             # module "x" of it would be built.
             folder = Path(self.get_ext_fullpath(package + ".x")).parent
             manifest.setdefault(package, {})[ext.name] = {
-                "source": source.relative_to(ROOT / {**COMPILED_PACKAGES, **TYPED_ONLY_PACKAGES}[package]).as_posix(),
+                "source": source.relative_to(ROOT / SOURCE_FOLDERS[package]).as_posix(),
                 "build": build.relative_to(folder).as_posix(),
                 "sha256": _source_digest(source),
             }

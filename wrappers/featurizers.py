@@ -123,6 +123,9 @@ def standardize_list(values: Sequence[float], among: Sequence[bool]) -> list[flo
     those of :func:`standardize` (at a fraction of the cost of its numpy calls on a handful
     of values); from 8 on numpy sums pairwise and this calls :func:`standardize` itself.
 
+    Raises:
+        ValueError: ``values`` and ``among`` differ in length.
+
     Example:
         >>> standardize_list([1.0, 2.0, 3.0], [True, True, True])
         [-0.4082482904638631, 0.0, 0.4082482904638631]
@@ -130,6 +133,8 @@ def standardize_list(values: Sequence[float], among: Sequence[bool]) -> list[flo
     # One pass for the sum, one for the squares: loops over the selected values (C doubles
     # in the build, featurizers.pxd) in numpy's left-to-right order.
     count = len(values)
+    if len(among) != count:
+        raise ValueError(f"{count} values but {len(among)} selection flags")
     n = 0
     total = 0.0
     for i in range(count):

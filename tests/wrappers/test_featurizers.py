@@ -225,3 +225,24 @@ def test_undercover_table_fit_is_the_cosine_to_the_rest_of_the_living_table():
             assert got[p] == pytest.approx(want, abs=1e-9)
             cases += not rest
     assert cases > 0  # the speaker-alone case was met
+
+
+def test_standardize_list_is_standardize_bit_for_bit():
+    # The list form (typed loops in the build: featurizers.pxd) gives standardize's floats
+    # exactly, below 8 selected values by its own left-to-right sums, from 8 on by standardize.
+    from cluegym.wrappers.featurizers import standardize, standardize_list
+
+    rng = np.random.default_rng(8)
+    sizes = set()
+    for _ in range(2000):
+        size = int(rng.integers(0, 13))
+        values = rng.normal(size=size)
+        if size and rng.random() < 0.1:
+            values[:] = values[0]  # no spread
+        among = rng.random(size) < 0.7
+        got = standardize_list(values.tolist(), among.tolist())
+        assert got == standardize(values, among).tolist()
+        sizes.add(int(among.sum()))
+    assert {0, 1, 2, 7, 8, 10} <= sizes
+    with pytest.raises(ValueError, match="3 values but 2 selection flags"):
+        standardize_list([1.0, 2.0, 3.0], [True, True])
