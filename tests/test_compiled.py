@@ -203,7 +203,8 @@ def test_the_compiled_and_the_python_views_give_the_same_features():
                               timeout=600, env={**os.environ, OFF_SWITCH: off}, check=True)
         runs[off] = json.loads(done.stdout.strip().splitlines()[-1])
     assert runs["1"][0] == []
-    assert runs["0"][0] == ["cluegym.wrappers.featurizers", "cluegym.wrappers.undercover"] or not read_manifest(MANIFEST)
+    assert {"cluegym.wrappers.featurizers", "cluegym.wrappers.undercover"} <= set(runs["0"][0]) \
+        or not read_manifest(MANIFEST)
     assert runs["1"][1] > 200 and runs["1"][1:] == runs["0"][1:]
 
 

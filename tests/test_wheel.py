@@ -53,7 +53,8 @@ def test_wheel_imports_every_module(tmp_path):
         assert "cluegym.envs.core.base" in packages["cluegym.envs"]
         assert "cluegym.envs.undercover.rules" in packages["cluegym.envs"]
         # Of the learning views, the typed modules only (a .pxd beside them, shipped with them).
-        assert set(packages["cluegym.wrappers"]) == {"cluegym.wrappers.featurizers", "cluegym.wrappers.undercover"}
+        assert set(packages["cluegym.wrappers"]) == {"cluegym.wrappers.featurizers", "cluegym.wrappers.undercover",
+                                                     "cluegym.wrappers.decrypto_scores"}
         assert "cluegym/wrappers/undercover.pxd" in names
         for package, entries in packages.items():
             folder = package.replace(".", "/")

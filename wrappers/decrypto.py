@@ -44,6 +44,7 @@ from cluegym.envs.core.matching import word_forms
 from cluegym.envs.core.text import to_charset, tokens
 from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
 from cluegym.wrappers.candidates import top_order
+from cluegym.wrappers.decrypto_scores import code_scores
 from cluegym.wrappers.featurizers import Featurizer, LastResult
 from cluegym.wrappers.selfplay import SeatTask
 
@@ -178,7 +179,6 @@ class DecryptoFeatures(Featurizer):
 
         self.n_codes = len(all_codes(num_keywords, code_length))
         self.code_digits = np.array(all_codes(num_keywords, code_length), dtype=np.int64) - 1
-        self._positions = np.arange(code_length)
         # what the context features are divided by: hints revealed per keyword, turn, tokens
         self._context_scale = np.array([max_turns] * num_keywords + [max_turns, miscommunication_limit,
                                                                      interception_limit], dtype=np.float64)
@@ -240,28 +240,9 @@ class DecryptoFeatures(Featurizer):
     def _code_scores(self, sims: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`code_scores` of a stack of matrices (``matrices x code_length x keywords``):
         ``(matrices x codes)`` raw and standardized scores, each row bit for bit the one
-        matrix's (the codes' means at once along the last axis; every row's mean and spread
-        at once, each by the sums numpy's ``mean`` and ``std`` of that row alone make, as
-        :func:`~cluegym.wrappers.featurizers.mean_deviations` computes them)."""
-        pairs = sims[:, self._positions, self.code_digits]
-        scores = np.add.reduce(pairs, axis=2)  # numpy's mean: the sum, divided by the count as intp
-        np.true_divide(scores, np.intp(pairs.shape[2]), out=scores, casting="unsafe")
-        # C order: numpy sums each row of a C-contiguous pool as it sums the row alone
-        # (pairwise); scores[:, legal] comes in Fortran order, whose rows it sums in order.
-        pool = np.ascontiguousarray(scores[:, legal]) if legal.any() else scores
-        # Every row's mean and spread at once, as mean_deviations computes one row's: each sum
-        # divided by the count as an intp and cast back to the scores' dtype.
-        dtype = scores.dtype
-        count = np.intp(pool.shape[1])
-        means = (np.add.reduce(pool, axis=1) / count).astype(dtype)
-        deviations = pool - means[:, np.newaxis]
-        spreads = np.sqrt((np.add.reduce(deviations * deviations, axis=1) / count).astype(dtype))
-        standardized = np.zeros(scores.shape, dtype=np.float32)
-        for m in np.flatnonzero(spreads >= 1e-6).tolist():
-            # float(spread) * 3.0 in double, rounded to the scores' dtype by the division (a
-            # Python float is cast to the array's dtype), as for one row
-            standardized[m] = np.where(legal, (scores[m] - means[m]) / (3.0 * float(spreads[m])), -1.0)
-        return scores.astype(np.float32, copy=False), standardized
+        matrix's (:func:`~cluegym.wrappers.decrypto_scores.code_scores`: typed loops in the
+        build, numpy's calls as Python)."""
+        return code_scores(sims, self.code_digits, legal)
 
     def _alice(self, observation: dict[str, Any], candidates: Sequence[Sequence[str]]) -> np.ndarray:
         keywords = list(observation["keywords"])

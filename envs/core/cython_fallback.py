@@ -17,7 +17,7 @@ import dataclasses as _dataclasses
 from types import SimpleNamespace
 from typing import Any, Callable, TypeVar
 
-__all__ = ["cclass", "locals", "dataclasses"]
+__all__ = ["cclass", "locals", "dataclasses", "compiled"]
 
 _T = TypeVar("_T")
 
@@ -34,3 +34,7 @@ def locals(**types: Any) -> Callable[[_T], _T]:  # noqa: A001 - Cython's name
 
 #: Cython's dataclasses: the standard library's.
 dataclasses = SimpleNamespace(dataclass=_dataclasses.dataclass, field=_dataclasses.field)
+
+#: Cython's "running compiled" flag: False here (a module choosing its typed path by it runs
+#: its Python path).
+compiled = False

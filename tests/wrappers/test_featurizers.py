@@ -83,7 +83,7 @@ def _code_scores_row_by_row(features, sims, legal):
     mean_deviations (numpy's mean and std of each row): the reference of the batched code."""
     from cluegym.wrappers.featurizers import mean_deviations  # noqa: PLC0415
 
-    pairs = sims[:, features._positions, features.code_digits]
+    pairs = sims[:, np.arange(features.code_length), features.code_digits]
     scores = np.add.reduce(pairs, axis=2)
     np.true_divide(scores, np.intp(pairs.shape[2]), out=scores, casting="unsafe")
     pool = scores[:, legal] if legal.any() else scores
@@ -246,3 +246,29 @@ def test_standardize_list_is_standardize_bit_for_bit():
     assert {0, 1, 2, 7, 8, 10} <= sizes
     with pytest.raises(ValueError, match="3 values but 2 selection flags"):
         standardize_list([1.0, 2.0, 3.0], [True, True])
+
+
+@pytest.mark.parametrize("num_keywords,code_length", [(4, 3), (5, 4), (6, 4)])
+def test_code_scores_loops_and_numpy_agree_bit_for_bit(num_keywords, code_length):
+    # The build's loops (decrypto_scores.pxd: float32 sums in numpy's order, its 8-way
+    # pairwise sums from 8 values and its halving above 128) against numpy's calls, the
+    # definition: 24, 120 and 360 codes, legal sets from none to all, flat rows included.
+    from cluegym.envs.decrypto.rules import all_codes
+    from cluegym.wrappers import decrypto_scores
+
+    digits = np.array(all_codes(num_keywords, code_length), dtype=np.int64) - 1
+    rng = np.random.default_rng(num_keywords)
+    pools = set()
+    for trial in range(300):
+        sims = (rng.random((3, code_length, num_keywords)) * 2 - 1).astype(np.float32)
+        if trial % 25 == 0:
+            sims[1] = 0.25  # a flat matrix: no spread
+        legal = rng.random(len(digits)) < rng.choice([0.0, 0.01, 0.05, 0.3, 0.9, 1.0])
+        pools.add(int(legal.sum()) if legal.any() else len(digits))
+        want = decrypto_scores._code_scores_numpy(sims, digits, legal)
+        got = decrypto_scores.code_scores(sims, digits, legal)
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype == np.float32 and a.shape == b.shape and a.tobytes() == b.tobytes()
+    assert min(pools) < 8 <= max(pools)
+    if len(digits) > 128:
+        assert max(pools) > 128
