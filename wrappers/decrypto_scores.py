@@ -10,6 +10,7 @@ to float32), so the same scores bit for bit: ``tests/wrappers/test_featurizers.p
 both paths.
 
 Example:
+    >>> from cluegym.envs.decrypto.rules import all_codes
     >>> sims = np.full((1, 3, 4), 0.5, dtype=np.float32)
     >>> digits = np.array(all_codes(4, 3), dtype=np.int64) - 1
     >>> scores, standardized = code_scores(sims, digits, np.ones(24, dtype=bool))
@@ -37,7 +38,8 @@ def code_scores(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray) ->
     legal scores do not spread stays 0).
 
     Args:
-        sims: ``matrices x code_length x keywords`` similarities (float32).
+        sims: ``matrices x code_length x keywords`` similarities (float32: the embeddings';
+            another dtype takes numpy's calls, in that dtype).
         code_digits: ``codes x code_length``: each code's keyword per position (0-based).
         legal: per code, whether it is legal (all codes are the pool when none is).
 
@@ -46,7 +48,7 @@ def code_scores(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray) ->
         bit what numpy's ``mean`` and ``std`` of that row alone give (the standardized score
         ``(score - mean) / (3 * std)`` with ``3 * std`` taken in double and divided in float32).
     """
-    if cython.compiled:
+    if cython.compiled and sims.dtype == np.float32:  # the loops add float32 values, as numpy does here
         return _code_scores_loops(np.ascontiguousarray(sims, dtype=np.float32),
                                   np.ascontiguousarray(code_digits, dtype=np.int64),
                                   np.ascontiguousarray(legal, dtype=bool).view(np.uint8))

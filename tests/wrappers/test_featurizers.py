@@ -272,3 +272,9 @@ def test_code_scores_loops_and_numpy_agree_bit_for_bit(num_keywords, code_length
     assert min(pools) < 8 <= max(pools)
     if len(digits) > 128:
         assert max(pools) > 128
+    # Another dtype than the embeddings' float32 takes numpy's calls in that dtype.
+    sims64 = rng.random((2, code_length, num_keywords)) * 2 - 1
+    legal = rng.random(len(digits)) < 0.5
+    for a, b in zip(decrypto_scores.code_scores(sims64, digits, legal),
+                    decrypto_scores._code_scores_numpy(sims64, digits, legal)):
+        assert a.tobytes() == b.tobytes()
