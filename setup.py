@@ -19,10 +19,10 @@ its declarations type what they name (Undercover's State, round records and publ
 extension types, read by the rules, views, prompts and env as structs; the modules run as plain
 Python without a build). Of the learning views (``wrappers/``), only the typed modules are
 compiled (a ``.pxd`` beside them: the Undercover voter features' loops in C doubles,
-Decrypto's per-code scores in C floats); the others measured no faster compiled. The build writes ``cluegym/_compiled.json`` (in the wheel or
-the checkout), the digest of each compiled module's source, which ``cluegym.compiled`` reads
-to load a build only while its source is unchanged. Any module that fails to compile runs as
-Python.
+Decrypto's per-code scores in C floats); the others measured no faster compiled. The build
+writes ``cluegym/_compiled.json`` (in the wheel or the checkout), the digest of each compiled
+module's source, which ``cluegym.compiled`` reads to load a build only while its source is
+unchanged. Any module that fails to compile runs as Python.
 """
 
 import functools
