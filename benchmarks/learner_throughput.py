@@ -81,6 +81,7 @@ from tqdm import tqdm
 
 import cluegym
 from cluegym.agents import make_agent
+from cluegym.benchmarks.host import describe_host
 from cluegym.benchmarks.throughput import measure
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
@@ -654,6 +655,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no learner benchmark for {unknown or args.games!r}; choose from {', '.join(SETUPS)}")
 
     limit_threads(args.threads)
+    print(describe_host().line())
     unit = "CPU-second" if args.cpu_time else "wall-clock second"
     print(f"median of {args.rounds} interleaved rounds of {args.seconds:g} s per row; "
           f"env steps/s: game env step() calls, every seat; decisions/s: the learners' choices; "

@@ -32,6 +32,7 @@ import time
 from typing import Any, Sequence
 
 from cluegym.agents import run_match
+from cluegym.benchmarks.host import describe_host
 
 KEYWORDS = ["apple", "river", "guitar", "castle", "doctor", "pencil", "tiger", "cloud", "engine", "forest"]
 
@@ -123,7 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.waves < 1:
         parser.error("--waves must be >= 1")
+    host = describe_host()
     rows = run(args.delay, args.levels, args.max_turns, args.games, args.waves, args.http_client)
+    for r in rows:
+        r["host"] = host.as_dict()
+    print(host.line())
     print(f"Decrypto, llm agents in 3 seats, fake server delay {args.delay}s, http_client={args.http_client}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     print(f"{'concurrency':>11} {'games':>6} {'wall_s':>7} {'games/s':>8} {'req/s':>7} {'cpu_ms/req':>10} "

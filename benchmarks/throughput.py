@@ -12,7 +12,12 @@ Taboo-v0 and SecretMafia-v0, PettingZoo connect_four_v3 and texas_holdem_v4; the
 extra ``cluegym[peers]``) to the same run, and every row gets its ratio to TextArena
 Taboo-v0 and the floor issue 15 sets: every game >= 1.0x with digests and >= 1.5x
 without; Dixit, whose observations carry card images, >= 10,000 steps/s with digests
-(and 1.5x that, 15,000, without).
+(and 1.5x that, 15,000, without). Those two are steps/s of the machine issue 15 was filed
+on, so a line below the table also gives them scaled by the peer's speed in this run over
+its speed there (:func:`dixit_floors_scaled`); the verdicts keep the issue's figures.
+
+A ``host:`` line above the table names the machine (:mod:`cluegym.benchmarks.host`): the
+ratios to the peer move with the host's microarchitecture, not only its speed.
 
 Usage:
     python -m cluegym.benchmarks.throughput --seconds 3 --rounds 3 --peers
@@ -35,6 +40,7 @@ import numpy as np
 from tqdm import tqdm
 
 import cluegym
+from cluegym.benchmarks.host import describe_host
 
 _WORDS = ("river", "stone", "lantern", "meadow", "violin", "harbor", "comet", "orchard")
 
@@ -185,6 +191,36 @@ class Row:
 FLOOR_RATIO_DIGESTS = 1.0
 FLOOR_RATIO_NO_DIGESTS = 1.5
 DIXIT_FLOOR_STEPS_S = 10_000.0
+#: TextArena Taboo-v0's steps/s on the machine where issue 15 set Dixit's floor (its text).
+ISSUE_REFERENCE_STEPS_S = 34_987.0
+
+
+def dixit_floors_scaled(records: list[dict[str, Any]]) -> tuple[str, dict[str, float]] | None:
+    """Dixit's floors (steps/s on issue 15's machine) scaled to this run's host by the
+    reference peer's speed here over its speed there: a line that reads beside the verdicts
+    (which stay the issue's own figures), and its numbers. None without the peer or Dixit.
+
+    Example:
+        >>> rows = [{"env": "textarena/Taboo-v0", "digests": None, "steps_s": 17_493.5},
+        ...         {"env": "dixit", "digests": True, "steps_s": 6_000.0}]
+        >>> dixit_floors_scaled(rows)[1]
+        {'scale': 0.5, 'digests': 5000.0, 'no_digests': 7500.0}
+    """
+    from cluegym.benchmarks.peers import REFERENCE_PEER  # noqa: PLC0415 - same layer, keeps peers optional
+
+    reference = next((r["steps_s"] for r in records if r["env"] == REFERENCE_PEER), None)
+    dixit = {r["digests"]: r["steps_s"] for r in records if r["env"] == "dixit"}
+    if reference is None or not dixit:
+        return None
+    scale = reference / ISSUE_REFERENCE_STEPS_S
+    floors = {"scale": scale, "digests": DIXIT_FLOOR_STEPS_S * scale,
+              "no_digests": DIXIT_FLOOR_STEPS_S * FLOOR_RATIO_NO_DIGESTS / FLOOR_RATIO_DIGESTS * scale}
+    measured = " / ".join(f"{dixit[d]:.0f}" for d in (True, False) if d in dixit)
+    line = (f"dixit's floors are steps/s of issue 15's machine (TextArena Taboo-v0 at {ISSUE_REFERENCE_STEPS_S:,.0f} "
+            f"there); scaled by this run's {reference:,.0f} ({scale:.2f}x) they read {floors['digests']:,.0f} / "
+            f"{floors['no_digests']:,.0f} with / without digests (dixit here: {measured}; the verdicts above "
+            "keep the issue's figures)")
+    return line, floors
 
 
 def run(games: list[str], seconds: float, rounds: int, peers: list[Any], clock: Callable[[], float],
@@ -251,13 +287,19 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             print(f"peers not installed (pip install -e '.[peers]'): {', '.join(missing)}", file=sys.stderr)
     clock = time.process_time if args.cpu_time else time.perf_counter
+    host = describe_host()
     rows = run(games, args.seconds, args.rounds, peers, clock, progress=not args.no_progress)
     text, records = table(rows)
+    print(host.line())
     print(f"median of {args.rounds} rounds of {args.seconds:g} s ({'CPU' if args.cpu_time else 'wall'} time)")
     print(text)
+    scaled = dixit_floors_scaled(records)
+    if scaled is not None:
+        print(scaled[0])
     if args.json:
         args.json.write_text(json.dumps({"clock": "cpu" if args.cpu_time else "wall", "seconds": args.seconds,
-                                         "rounds": args.rounds, "rows": records}, indent=2))
+                                         "rounds": args.rounds, "host": host.as_dict(), "rows": records,
+                                         "dixit_floors_scaled": None if scaled is None else scaled[1]}, indent=2))
     return 0
 
 

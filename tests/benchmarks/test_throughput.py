@@ -23,7 +23,10 @@ def test_table_has_peers_ratios_and_floors(tmp_path, capsys):
                             "--no-progress", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "x Taboo-v0" in text and REFERENCE_PEER in text and "taboo (no digests)" in text
-    rows = {(r["env"], r["digests"]): r for r in json.loads(out.read_text())["rows"]}
+    assert text.startswith("host: ")
+    written = json.loads(out.read_text())
+    assert written["host"]["cores"] >= 1 and written["dixit_floors_scaled"] is None  # no dixit row
+    rows = {(r["env"], r["digests"]): r for r in written["rows"]}
     reference = rows[(REFERENCE_PEER, None)]
     assert reference["ratio_to_textarena_taboo"] == pytest.approx(1.0)
     for digests, ratio in ((True, throughput.FLOOR_RATIO_DIGESTS), (False, throughput.FLOOR_RATIO_NO_DIGESTS)):
@@ -42,6 +45,16 @@ def test_dixit_floor_without_peers_and_bad_arguments(capsys):
         with pytest.raises(SystemExit):
             throughput.main(argv)
     assert "unknown game" in capsys.readouterr().err
+
+
+def test_dixit_floors_scale_by_the_reference_peer():
+    rows = [{"env": REFERENCE_PEER, "digests": None, "steps_s": throughput.ISSUE_REFERENCE_STEPS_S / 4},
+            {"env": "dixit", "digests": True, "steps_s": 3000.0}, {"env": "dixit", "digests": False, "steps_s": 4000.0}]
+    line, floors = throughput.dixit_floors_scaled(rows)
+    assert floors == {"scale": 0.25, "digests": 2500.0, "no_digests": 3750.0}
+    assert "2,500 / 3,750" in line and "dixit here: 3000 / 4000" in line
+    assert throughput.dixit_floors_scaled(rows[1:]) is None  # no peer: nothing to scale by
+    assert throughput.dixit_floors_scaled(rows[:1]) is None  # no dixit row
 
 
 def test_profile_env_profiles_the_env_it_names():

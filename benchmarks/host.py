@@ -1,0 +1,144 @@
+"""The machine a benchmark ran on: its CPU, its cores, the Python, and a calibration figure.
+
+Throughput figures move with the host far more than with run-to-run noise: on a 2 GHz Zen 1
+EPYC (the twenty-second pass's host) every env ran 3.2-3.9x slower than on the host of the
+earlier passes, and TextArena's Taboo-v0 2.4x slower, so even the ratios to the peer moved.
+Each throughput benchmark prints this line above its table (and writes it into its JSON),
+so that figures from two runs can be told apart by their hosts before they are compared.
+
+The calibration is the best of a few timings of one fixed pure-Python workload (dict and
+attribute lookups, small tuples and lists, string joins: the interpreter work the envs'
+steps are made of); lower is a faster host. It measures the host, not cluegym: two runs
+whose calibrations differ by more than a few percent ran on different machines (or one of
+them on a busy one).
+
+Example:
+    >>> host = describe_host(repeats=1)
+    >>> host.cores >= 1 and host.calibration_us > 0
+    True
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["Host", "describe_host", "calibration_workload", "CALIBRATION_CHECKSUM"]
+
+
+class _Seat:
+    __slots__ = ("name", "score")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.score = 0
+
+
+def calibration_workload(rounds: int = 2_000) -> int:
+    """The fixed pure-Python work that :func:`describe_host` times; returns a checksum
+    (:data:`CALIBRATION_CHECKSUM` for the default ``rounds``), so that the work is done and
+    the same on every host.
+
+    Example:
+        >>> calibration_workload() == CALIBRATION_CHECKSUM
+        True
+    """
+    seats = [_Seat(f"player_{i}") for i in range(5)]
+    table: dict[str, int] = {}
+    lines: list[str] = []
+    checksum = 0
+    for step in range(rounds):
+        seat = seats[step % 5]
+        seat.score += step & 7
+        key = seat.name
+        table[key] = table.get(key, 0) + seat.score
+        row = (step, key, seat.score)
+        lines.append(" ".join((key, "said", str(row[2]))))
+        if len(lines) > 16:
+            checksum += len("\n".join(lines))
+            lines = []
+    return checksum + sum(table.values())
+
+
+#: :func:`calibration_workload`'s checksum for its default rounds.
+CALIBRATION_CHECKSUM = 1_437_493
+
+
+@dataclass(frozen=True)
+class Host:
+    """The machine a benchmark ran on (see the module docstring).
+
+    Attributes:
+        cpu: the CPU's model name, with its family and model numbers where the OS gives them
+            (``AMD EPYC (family 23, model 1)``).
+        cores: the logical CPUs this process may run on.
+        python: the Python implementation and version.
+        calibration_us: microseconds of :func:`calibration_workload`, best of the repeats.
+    """
+
+    cpu: str
+    cores: int
+    python: str
+    calibration_us: float
+
+    def line(self) -> str:
+        """One line for a benchmark's output.
+
+        Example:
+            >>> Host("AMD EPYC (family 23, model 1)", 2, "CPython 3.11.7", 2100.0).line()
+            'host: AMD EPYC (family 23, model 1), 2 CPUs, CPython 3.11.7; calibration 2100 us (lower: faster host)'
+        """
+        return (f"host: {self.cpu}, {self.cores} CPUs, {self.python}; "
+                f"calibration {self.calibration_us:.0f} us (lower: faster host)")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return asdict(self)
+
+
+def _cpu_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo`` on Linux, else ``platform.processor()``)."""
+    fields: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if not line.strip():
+                    break  # the first processor's block is enough
+                name, _, value = line.partition(":")
+                fields.setdefault(name.strip(), value.strip())
+    except OSError:
+        pass
+    model = fields.get("model name") or platform.processor() or platform.machine() or "unknown CPU"
+    if "cpu family" in fields and "model" in fields:
+        return f"{model} (family {fields['cpu family']}, model {fields['model']})"
+    return model
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def describe_host(repeats: int = 20) -> Host:
+    """The :class:`Host` this process runs on, its calibration timed ``repeats`` times.
+
+    Raises:
+        ValueError: ``repeats`` below 1.
+        RuntimeError: the workload's checksum is not :data:`CALIBRATION_CHECKSUM`.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        checksum = calibration_workload()
+        best = min(best, time.perf_counter() - start)
+        if checksum != CALIBRATION_CHECKSUM:
+            raise RuntimeError(f"calibration checksum {checksum}, expected {CALIBRATION_CHECKSUM}")
+    python = f"{platform.python_implementation()} {platform.python_version()}"
+    return Host(_cpu_name(), _cores(), python, best * 1e6)

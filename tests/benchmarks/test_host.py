@@ -1,0 +1,34 @@
+"""The host line every throughput benchmark prints: the CPU, the cores, a calibration."""
+
+import json
+
+import pytest
+
+from cluegym.benchmarks import host as host_module
+from cluegym.benchmarks.host import CALIBRATION_CHECKSUM, Host, calibration_workload, describe_host
+
+
+def test_calibration_does_the_same_work_every_time():
+    assert calibration_workload() == calibration_workload() == CALIBRATION_CHECKSUM
+    assert calibration_workload(10) != CALIBRATION_CHECKSUM  # the checksum follows the work
+
+
+def test_describe_host_times_the_workload_and_names_the_machine():
+    host = describe_host(repeats=3)
+    assert host.cores >= 1 and host.calibration_us > 0 and host.cpu and host.python.split()[1][0].isdigit()
+    line = host.line()
+    assert line.startswith(f"host: {host.cpu}, {host.cores} CPUs, ") and "calibration" in line
+    assert json.loads(json.dumps(host.as_dict())) == host.as_dict()
+    with pytest.raises(ValueError, match="repeats"):
+        describe_host(repeats=0)
+
+
+def test_a_workload_that_does_other_work_is_refused(monkeypatch):
+    monkeypatch.setattr(host_module, "calibration_workload", lambda: 7)
+    with pytest.raises(RuntimeError, match="checksum 7"):
+        describe_host(repeats=1)
+
+
+def test_line_format():
+    assert Host("X (family 1, model 2)", 4, "CPython 3.11.7", 1234.4).line() == (
+        "host: X (family 1, model 2), 4 CPUs, CPython 3.11.7; calibration 1234 us (lower: faster host)")
