@@ -42,6 +42,9 @@ class Vocabulary:
     MAX_RANKINGS = 4096
     #: Filtered rankings kept (see :meth:`unsaid_neighbours`): ~1,000 indices each.
     MAX_UNSAID = 256
+    #: Similarity vectors kept (see :meth:`_ranked`): one float per vocabulary word each (80 kB
+    #: for 20,000 words).
+    MAX_SCORES = 32
 
     def __init__(self, words: Sequence[str], matrix: np.ndarray) -> None:
         self.words = list(words)
@@ -52,6 +55,8 @@ class Vocabulary:
         self._rankings = LRUCache(self.MAX_RANKINGS)
         # (vector bytes, dtype, depth, word) -> what unsaid_neighbours read of the ranking.
         self._unsaid = LRUCache(self.MAX_UNSAID)
+        # (vector bytes, dtype) -> the vocabulary's similarities to it (see _ranked).
+        self._scores = LRUCache(self.MAX_SCORES)
 
     @classmethod
     def for_embedding(cls, embedding: str, vectors: WordEncoder, size: int = 20000,
@@ -70,7 +75,7 @@ class Vocabulary:
     def neighbours(self, vector: np.ndarray, k: int, exclude: Any = None, start: int = 0) -> list[str]:
         """The words ranked ``start .. start + k`` by cosine similarity to ``vector``,
         skipping words for which ``exclude(word)`` is true."""
-        if not np.any(vector) or k < 1:
+        if k < 1 or not _any(vector):
             return []
         out: list[str] = []
         skipped = 0
@@ -97,10 +102,17 @@ class Vocabulary:
         """The ``depth`` words closest to ``vector``, best first (read-only; kept per vector
         and depth: a baseline asks for the same word's neighbours at every turn of a game,
         and the product with the whole vocabulary and its partition were most of a turn)."""
-        key = (vector.tobytes(), vector.dtype.str, depth)
+        vector_key = (vector.tobytes(), vector.dtype.str)
+        key = (*vector_key, depth)
         order = self._rankings.get(key)
         if order is None:
-            scores = self.matrix @ vector
+            # The similarities of the whole vocabulary are kept per vector too: a player's own
+            # word is ranked to two depths (its descriptions' and its inference's candidates).
+            scores = self._scores.get(vector_key)
+            if scores is None:
+                scores = self.matrix @ vector
+                scores.flags.writeable = False
+                self._scores.put(vector_key, scores)
             order = top_order(scores, depth)
             ranked = scores[order]
             # top_order's ranking is the one below when no two of its scores are equal and
@@ -123,7 +135,7 @@ class Vocabulary:
         them, with an index from each of their forms to their places: a later call finds the
         kept words that share a form with what was said from the said forms (a few dozen)
         instead of testing every kept word's forms (~300), and reads on only past them."""
-        if not np.any(vector) or k < 1:
+        if k < 1 or not _any(vector):
             return []
         depth = min(len(self.words), 4 * k + 64)
         key = (vector.tobytes(), vector.dtype.str, depth, word)
@@ -179,6 +191,11 @@ class Vocabulary:
 
 
 _VOCABULARIES: dict[tuple, Vocabulary] = {}
+
+
+def _any(vector: Any) -> bool:
+    """``np.any(vector)``, without its dispatch for an array (asked at every neighbour search)."""
+    return bool(vector.any()) if type(vector) is np.ndarray else bool(np.any(vector))
 
 
 def _usable(source: Iterable[str], vectors: WordEncoder, size: int, filter_lemmas: bool,

@@ -42,6 +42,9 @@ from cluegym.envs.undercover.rules import SILENCE
 
 #: :meth:`EmbeddingUndercoverPlayer._point` by (embedding, sentence model, descriptions).
 _POINTS = LRUCache(4096)
+#: A speaker's fit in :meth:`EmbeddingUndercoverPlayer._fits` by (embedding, sentence model,
+#: descriptions, own word).
+_FITS = LRUCache(8192)
 
 #: Said when no vocabulary word can describe the word (e.g. the embedding does not know it).
 VAGUE_DESCRIPTION = "It is hard to put into words."
@@ -122,11 +125,26 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
                     out.setdefault(player, []).append(str(text))
         return out
 
-    def _fits(self, said: dict[int, list[str]], me: int, vector: np.ndarray) -> dict[int, float]:
-        """Mean cosine similarity of each other player's descriptions to ``vector``."""
-        return {
-            p: float(np.mean(self.encoder.texts(texts) @ vector)) for p, texts in said.items() if p != me
-        }
+    def _fits(self, said: dict[int, list[str]], me: int, word: str) -> dict[int, float]:
+        """Mean cosine similarity of each other player's descriptions to ``word``'s vector.
+
+        Each speaker's fit is kept per process (:data:`_FITS`): the players who share a word
+        (the civilians) vote on the same descriptions, so all but the first of them read it."""
+        source = (self.vectors.source, self.encoder.sentences is not None)
+        vector: np.ndarray | None = None
+        fits: dict[int, float] = {}
+        for p, texts in said.items():
+            if p == me:
+                continue
+            key = (*source, tuple(texts), word)
+            fit = _FITS.get(key)
+            if fit is None:
+                if vector is None:
+                    vector = self.encoder.word(word)
+                fit = float(np.mean(self.encoder.texts(texts) @ vector))
+                _FITS.put(key, fit)
+            fits[p] = fit
+        return fits
 
     def beliefs(self, observation: dict[str, Any]) -> dict[str, Any] | None:
         """Infer teammates, own role and the other word from the transcript (None: no data yet).
@@ -143,7 +161,7 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
         said = {p: t for p, t in self._said_by(observation).items() if p != me}
         own = self.encoder.word(word)
         self.other_team_centroid = None
-        if not said or not np.any(own):
+        if not said or not own.any():
             return None
         players = [me, *sorted(said)]
         points = np.stack([own, *(self._point(said[p]) for p in players[1:])])
@@ -219,7 +237,7 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
         me = int(observation["player"])
         mask = np.asarray(observation["vote_mask"], dtype=bool)
         legal = [int(p) for p in np.flatnonzero(mask)]
-        fits = self._fits(self._said_by(observation), me, self.encoder.word(str(observation["word"])))
+        fits = self._fits(self._said_by(observation), me, str(observation["word"]))
         # Tiny noise breaks ties at random; a player who said nothing fits nothing (0).
         scores = [fits.get(p, 0.0) + float(self.rng.normal(0.0, 1e-6)) for p in legal]
         return legal[int(np.argmin(scores))]

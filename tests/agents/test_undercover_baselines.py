@@ -189,11 +189,37 @@ def test_kept_neighbour_rankings_are_fresh_ones_and_change_no_game(env, monkeypa
             kept = vocab._ranked(vector, depth)
             np.testing.assert_array_equal(kept, fresh)
             assert vocab._ranked(vector.copy(), depth) is kept and not kept.flags.writeable
+    kept_scores = vocab._scores.get((baseline.encoder.word("bee").tobytes(), "<f4"))
+    np.testing.assert_array_equal(kept_scores, vocab.matrix @ baseline.encoder.word("bee"))
+    assert not kept_scores.flags.writeable  # shared by the rankings of every depth
     expected = _records(tmp_path / "kept.jsonl")
-    monkeypatch.setattr(vocab._rankings, "put", lambda key, value: None)  # every ranking searched afresh
+    # every ranking searched afresh, from similarities computed afresh
+    monkeypatch.setattr(vocab._rankings, "put", lambda key, value: None)
+    monkeypatch.setattr(vocab._scores, "put", lambda key, value: None)
     vocab._rankings.clear()
+    vocab._scores.clear()
     assert _records(tmp_path / "fresh.jsonl") == expected
-    assert not vocab._rankings
+    assert not vocab._rankings and not vocab._scores
+
+
+def test_kept_fits_are_fresh_ones_and_change_no_game(env, monkeypatch, tmp_path):
+    """A speaker's fit to a word is kept per descriptions and word (the civilians vote on the
+    same descriptions with the same word): each is the mean similarity computed afresh, a
+    fit kept for one word is not read for another, and games with nothing kept are the same."""
+    from cluegym.agents.embedding import undercover as module
+
+    baseline = player(env)
+    said = {1: ["honey", "hive"], 2: ["wings"], 3: ["caterpillar"]}
+    for word in ("bee", "butterfly", "bee"):
+        vector = baseline.encoder.word(word)
+        fresh = {p: float(np.mean(baseline.encoder.texts(texts) @ vector)) for p, texts in said.items()}
+        assert baseline._fits(said, 0, word) == fresh
+    assert baseline._fits(said, 1, "bee").keys() == {2, 3}  # its own descriptions are not read
+    expected = _records(tmp_path / "kept.jsonl")
+    monkeypatch.setattr(module._FITS, "put", lambda key, value: None)
+    module._FITS.clear()
+    assert _records(tmp_path / "fresh.jsonl") == expected
+    assert not module._FITS
 
 
 def test_unsaid_neighbours_are_the_general_search(env):
