@@ -1,7 +1,7 @@
 """The machine a benchmark ran on: its CPU, its cores, the Python, and a calibration figure.
 
 Throughput figures move with the host far more than with run-to-run noise: on a 2 GHz Zen 1
-EPYC (the twenty-second pass's host) every env ran 3.2-3.9x slower than on the host of the
+EPYC (the twenty-second pass's host) every env ran 2.7-4.0x slower than on the host of the
 earlier passes, and TextArena's Taboo-v0 2.4x slower, so even the ratios to the peer moved.
 Each throughput benchmark prints this line above its table (and writes it into its JSON),
 so that figures from two runs can be told apart by their hosts before they are compared.
