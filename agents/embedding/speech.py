@@ -141,11 +141,9 @@ class Vocabulary:
         key = (vector.tobytes(), vector.dtype.str, depth, word)
         kept = self._unsaid.get(key)
         if kept is None:
-            # [the ranking, how far it was read, the indices read that do not say the word,
-            # form -> their places in that list]: read on in place by later calls
-            kept = [self._ranked(vector, depth).tolist(), 0, [], {}]
+            kept = _UnsaidWalk(self._ranked(vector, depth).tolist())
             self._unsaid.put(key, kept)
-        order, read, candidates, places = kept
+        order, read, candidates, places = kept.order, kept.read, kept.candidates, kept.places
         said_forms = said.forms
         # The kept candidates sharing a form with what was said (SaidFilter's test).
         hit: set[int] = set()
@@ -178,7 +176,7 @@ class Vocabulary:
                 found.append(i)
                 if len(found) == k:
                     break
-        kept[1] = read
+        kept.read = read
         if len(found) == k or depth >= len(words):
             return found
         # Exclusions ate the whole depth: the general search goes deeper.
@@ -191,6 +189,26 @@ class Vocabulary:
 
 
 _VOCABULARIES: dict[tuple, Vocabulary] = {}
+
+
+class _UnsaidWalk:
+    """What :meth:`Vocabulary.unsaid_neighbours` has read of one ranking (kept per query and
+    word, read on in place by later calls).
+
+    Attributes:
+        order: the ranking's vocabulary indices, best first.
+        read: how many of them have been read.
+        candidates: the indices read so far that do not say the word, in ranking order.
+        places: each form of those words -> their places in ``candidates``.
+    """
+
+    __slots__ = ("order", "read", "candidates", "places")
+
+    def __init__(self, order: list[int]) -> None:
+        self.order = order
+        self.read = 0
+        self.candidates: list[int] = []
+        self.places: dict[str, list[int]] = {}
 
 
 def _any(vector: Any) -> bool:
