@@ -179,10 +179,11 @@ class Row:
         """Issue 15's floor for this row, in steps/s (None for a peer or without the reference)."""
         if self.digests is None:
             return None
-        ratio = FLOOR_RATIO_DIGESTS if self.digests else FLOOR_RATIO_NO_DIGESTS
         if self.name == "dixit":  # its own floor ("Dixit 10x"), not TextArena's
-            return DIXIT_FLOOR_STEPS_S * ratio / FLOOR_RATIO_DIGESTS
-        return None if reference is None else reference * ratio
+            return dixit_floor(self.digests)
+        if reference is None:
+            return None
+        return reference * (FLOOR_RATIO_DIGESTS if self.digests else FLOOR_RATIO_NO_DIGESTS)
 
 
 #: Issue 15's floors: ratio to TextArena Taboo-v0 with and without record digests; Dixit
@@ -193,6 +194,12 @@ FLOOR_RATIO_NO_DIGESTS = 1.5
 DIXIT_FLOOR_STEPS_S = 10_000.0
 #: TextArena Taboo-v0's steps/s on the machine where issue 15 set Dixit's floor (its text).
 ISSUE_REFERENCE_STEPS_S = 34_987.0
+
+
+def dixit_floor(digests: bool) -> float:
+    """Dixit's floor in steps/s: :data:`DIXIT_FLOOR_STEPS_S` with digests, and the same 1.5x
+    (:data:`FLOOR_RATIO_NO_DIGESTS` over :data:`FLOOR_RATIO_DIGESTS`) without."""
+    return DIXIT_FLOOR_STEPS_S * (FLOOR_RATIO_DIGESTS if digests else FLOOR_RATIO_NO_DIGESTS) / FLOOR_RATIO_DIGESTS
 
 
 def dixit_floors_scaled(records: list[dict[str, Any]]) -> tuple[str, dict[str, float]] | None:
@@ -213,8 +220,7 @@ def dixit_floors_scaled(records: list[dict[str, Any]]) -> tuple[str, dict[str, f
     if reference is None or not dixit:
         return None
     scale = reference / ISSUE_REFERENCE_STEPS_S
-    floors = {"scale": scale, "digests": DIXIT_FLOOR_STEPS_S * scale,
-              "no_digests": DIXIT_FLOOR_STEPS_S * FLOOR_RATIO_NO_DIGESTS / FLOOR_RATIO_DIGESTS * scale}
+    floors = {"scale": scale, "digests": dixit_floor(True) * scale, "no_digests": dixit_floor(False) * scale}
     measured = " / ".join(f"{dixit[d]:.0f}" for d in (True, False) if d in dixit)
     line = (f"dixit's floors are steps/s of issue 15's machine (TextArena Taboo-v0 at {ISSUE_REFERENCE_STEPS_S:,.0f} "
             f"there); scaled by this run's {reference:,.0f} ({scale:.2f}x) they read {floors['digests']:,.0f} / "
