@@ -133,6 +133,10 @@ def quote_text(text: str) -> str:
         >>> print(quote_text('a "quiet" storm'))
         "a \"quiet\" storm"
     """
+    if type(text) is str and text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        # Printable ASCII with nothing to escape (most clues and descriptions): exactly what
+        # json.dumps returns, without its encoder (prompts quote every seat's text every step).
+        return f'"{text}"'
     if not isinstance(text, str):
         text = str(text)
     return json.dumps(str.__str__(text), ensure_ascii=True)

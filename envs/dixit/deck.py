@@ -4,7 +4,10 @@ A :class:`Deck` is a list of card ids (the image file stems, e.g. ``"card_000"``
 file of each card, and optionally a caption per card (``{card id: caption}``, the format of
 DixitWorld's ``image_captions_dixit.json``). Images are read lazily, on first use, resized to
 one fixed size (letterboxed: the aspect ratio is kept and the rest filled) and cached in
-memory as ``uint8`` arrays of shape ``(H, W, 3)``.
+memory as ``uint8`` arrays of shape ``(H, W, 3)``: each a read-only row of one array per size
+(every card's row in deck order, filled as cards are read), so a stack of cards
+(:meth:`Deck.images`, a hand or the candidates of every Dixit observation) is one gather
+from that array rather than a copy of each card into a new one.
 
 Two sizes matter:
 
@@ -77,6 +80,11 @@ class Deck:
     name: str = "deck"
     _cache: dict[tuple[str, tuple[int, int]], np.ndarray] = field(
         default_factory=dict, init=False, repr=False, compare=False)
+    #: Per size, the images read so far as rows of one array (see :class:`_ImageTable`).
+    _tables: dict[tuple[int, int], "_ImageTable"] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    #: card id -> its position in :attr:`card_ids` (its row in every table).
+    _rows: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.card_ids = tuple(self.card_ids)
@@ -84,6 +92,14 @@ class Deck:
         missing = [c for c in self.card_ids if c not in self.paths]
         if missing:
             raise DeckError(f"deck {self.name!r}: no image file for cards {missing[:5]}")
+        self._rows = {card_id: row for row, card_id in enumerate(self.card_ids)}
+
+    def __getstate__(self) -> dict:
+        # The tables are left out: each holds room for every card (mostly unread) and is
+        # rebuilt on use; the cached images travel as arrays of their own.
+        state = dict(self.__dict__)
+        state["_tables"] = {}
+        return state
 
     def __len__(self) -> int:
         return len(self.card_ids)
@@ -96,10 +112,10 @@ class Deck:
 
     def index(self, card_id: str) -> int:
         """Position of a card id in :attr:`card_ids`."""
-        try:
-            return self.card_ids.index(card_id)
-        except ValueError:
-            raise KeyError(f"card {card_id!r} is not in deck {self.name!r}") from None
+        row = self._rows.get(card_id)
+        if row is None:
+            raise KeyError(f"card {card_id!r} is not in deck {self.name!r}")
+        return row
 
     def caption(self, card_id: str) -> str | None:
         """The caption of a card, or None when the deck has none for it."""
@@ -127,20 +143,42 @@ class Deck:
             if size != self.image_size:
                 # downscale from the cached full card: one file read per card
                 full = _from_array(self.image(card_id))
-                cached = _letterbox(full, size)
+                image = _letterbox(full, size)
             else:
-                cached = _letterbox(_open_rgb(self.paths[card_id]), size)
-            cached.setflags(write=False)
-            self._cache[key] = cached
+                image = _letterbox(_open_rgb(self.paths[card_id]), size)
+            cached = self._cache[key] = self._table(size).store(self._rows[card_id], image)
         return cached
 
     def images(self, card_ids, size: tuple[int, int] | None = None) -> np.ndarray:
-        """Stacked images of several cards: ``uint8`` array ``(n, height, width, 3)``."""
+        """Stacked images of several cards: a new ``uint8`` array ``(n, height, width, 3)``.
+
+        Example:
+            >>> deck.images(["card_000", "card_007"], size=(144, 96)).shape
+            (2, 144, 96, 3)
+        """
         size = self.image_size if size is None else _check_size(size, "size")
         ids = list(card_ids)
         if not ids:
             return np.zeros((0, *size, 3), dtype=np.uint8)
-        return np.stack([self.image(c, size) for c in ids])
+        table = self._table(size)
+        rows, filled, cache = [], table.filled, self._cache
+        for card_id in ids:
+            row = self._rows.get(card_id)
+            if row is None or row not in filled:
+                image = self.image(card_id, size)  # KeyError for a card not in the deck
+                row = self._rows[card_id]
+                if row not in filled:  # cached before the table was (an unpickled deck)
+                    table.store(row, image)
+            rows.append(row)
+        # One gather into a new array: a stack of separate cards costs a copy per card and
+        # numpy's stacking machinery, and these are every Dixit observation's hand and candidates.
+        return table.array.take(rows, axis=0)
+
+    def _table(self, size: tuple[int, int]) -> "_ImageTable":
+        table = self._tables.get(size)
+        if table is None:
+            table = self._tables[size] = _ImageTable(len(self.card_ids), size)
+        return table
 
     def preload(self, size: tuple[int, int] | None = None) -> "Deck":
         """Read every image now (e.g. to fail early on a broken file); returns the deck."""
@@ -151,6 +189,7 @@ class Deck:
     def clear_cache(self) -> None:
         """Forget the cached images (they are read again on next use)."""
         self._cache.clear()
+        self._tables.clear()  # arrays handed out keep their own table alive, unchanged
 
     def _check_card(self, card_id: str) -> None:
         if card_id not in self.paths:
@@ -358,6 +397,31 @@ def _open_rgb(path: Path):
             return im.convert("RGB")
     except (OSError, UnidentifiedImageError, ValueError, SyntaxError) as exc:
         raise DeckError(f"cannot read card image {str(path)!r}: {exc}") from None
+
+
+class _ImageTable:
+    """Every card's image of one size in one array, row ``i`` for ``card_ids[i]``, filled as
+    cards are read (np.empty: the rows of cards never read take no memory).
+
+    A row is written once, then handed out as a read-only view (:meth:`Deck.image`) and
+    gathered from (:meth:`Deck.images`); it is never written again, so what was handed out
+    never changes (``clear_cache`` starts new tables).
+    """
+
+    __slots__ = ("array", "filled")
+
+    def __init__(self, num_cards: int, size: tuple[int, int]) -> None:
+        self.array = np.empty((num_cards, *size, 3), dtype=np.uint8)
+        self.filled: set[int] = set()
+
+    def store(self, row: int, image: np.ndarray) -> np.ndarray:
+        """Write ``image`` into ``row`` (once) and return the row as a read-only view."""
+        if row not in self.filled:
+            self.array[row] = image
+            self.filled.add(row)
+        view = self.array[row]
+        view.setflags(write=False)
+        return view
 
 
 def _from_array(array: np.ndarray):

@@ -361,7 +361,7 @@ class DixitEnv(ClueGameEnv):
             "candidates": candidate_images,
             "candidate_ids": candidate_ids,
             "own_candidate": -1 if own is None else own,
-            "card_mask": self._rules.card_mask(state, p),
+            "card_mask": self._legal_mask(agent)["card"],  # rules.card_mask, asked once per State
             "scores": scores,
             "history_storytellers": finished.storytellers,
             "history_clues": finished.clues,

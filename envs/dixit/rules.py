@@ -89,6 +89,8 @@ class DixitRules(GameRules[DixitState]):
         self._seat_numbers = {seat: p for p, seat in enumerate(self.seats)}
         self._card_numbers = {card: i for i, card in enumerate(self.card_ids)}
         self._masks: dict[tuple[int, int | None], np.ndarray] = {}
+        #: legal_mask's dict per card mask (by id, holding the mask, so that the id stays its own).
+        self._legal_masks: dict[int, dict[str, np.ndarray]] = {}
 
     def seat_index(self, seat: str) -> int:
         """The number of seat ``seat``: ``"player_2"`` -> ``2``."""
@@ -187,6 +189,11 @@ class DixitRules(GameRules[DixitState]):
         seat = self.seat_to_move(state)
         return None if seat is None else self.seats[seat]
 
+    def acts_now(self, state: DixitState, seat: str) -> bool:
+        """``seat in self.simultaneous(state)``, without building the block."""
+        p = self._seat_numbers.get(seat) if type(seat) is str else None
+        return p is not None and self.is_acting(state, p)
+
     def simultaneous(self, state: DixitState) -> tuple[str, ...]:
         """The storyteller alone; then the listeners still to play a distractor; then the
         listeners still to vote (seat order after the storyteller). A listener's view shows
@@ -227,14 +234,24 @@ class DixitRules(GameRules[DixitState]):
         return mask
 
     def legal_mask(self, state: DixitState, seat: str) -> dict[str, np.ndarray | None]:
-        """``{"card": card_mask}``, the action's one discrete entry (the clue is free text)."""
-        return {"card": self.card_mask(state, self.seat_index(seat))}
+        """``{"card": card_mask}``, the action's one discrete entry (the clue is free text).
+
+        The same dict for the same card mask (those are shared, see :meth:`_mask`): never
+        changed, so what the env built from it holds (see ``GameRules.legal_mask``), and the
+        seat's action mask is not rebuilt at every step.
+        """
+        card = self.card_mask(state, self.seat_index(seat))
+        legal = self._legal_masks.get(id(card))
+        if legal is None or legal["card"] is not card:
+            legal = self._legal_masks[id(card)] = {"card": card}
+        return legal
 
     def card_error(self, state: DixitState, seat: int, index: Any) -> str | None:
         """Why ``index`` is not a legal ``card`` for numbered ``seat`` now, or None."""
-        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-            return f"card must be an integer index, got {describe(index)}"
-        index = int(index)
+        if type(index) is not int:  # a plain int (most answers) needs no conversion
+            if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+                return f"card must be an integer index, got {describe(index)}"
+            index = int(index)
         if state.phase in ("story", "distract"):
             size = len(state.hands[seat])
             if not 0 <= index < size:

@@ -73,3 +73,23 @@ def test_a_kept_mask_is_kept_for_acting_and_waiting_apart():
     game_env._rules.acts_now = lambda state, seat: False  # the same legal mask, not acting
     waiting = game_env.action_mask("bob")
     assert game_env._legal_mask("bob").any() and not waiting.any()
+
+
+def test_dixit_gives_the_same_legal_mask_for_the_same_card_mask():
+    """Dixit's rules answer one dict per (shared, read-only) card mask, so the adapter's kept
+    action mask is reused from State to State instead of being rebuilt at every step."""
+    env = cluegym.make("dixit", num_rounds=3)
+    env.reset(seed=0)
+    game_env = env.unwrapped
+    rules, state = game_env.rules, game_env.state
+    teller = env.agent_selection
+    listener = next(seat for seat in env.possible_agents if seat != teller)
+    legal = rules.legal_mask(state, teller)
+    assert rules.legal_mask(state, teller) is legal
+    assert legal["card"] is rules.card_mask(state, rules.seat_index(teller)) and legal["card"].any()
+    waiting = rules.legal_mask(state, listener)
+    assert waiting is not legal and not waiting["card"].any()
+    built = game_env.action_mask(teller)
+    game_env._state_changed()  # a new State of the same masks: the kept action mask
+    assert game_env.action_mask(teller) is built
+    assert not rules.acts_now(state, "nobody") and not rules.acts_now(state, 3)

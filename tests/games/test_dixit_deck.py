@@ -58,6 +58,61 @@ def test_default_deck_thumbnails(default_deck):
     assert default_deck.images([], size=THUMBNAIL_SIZE).shape == (0, *THUMBNAIL_SIZE, 3)
 
 
+def test_stacks_are_new_arrays_of_the_cards_images():
+    """A stack is gathered from the deck's table of its size: the cards' images in order
+    (a card twice too), in an array of its own that a caller may write to."""
+    deck = load_default_deck()
+    ids = [deck.card_ids[7], deck.card_ids[2], deck.card_ids[7], deck.card_ids[40]]
+    stack = deck.images(ids, size=THUMBNAIL_SIZE)
+    assert stack.shape == (4, *THUMBNAIL_SIZE, 3) and stack.dtype == np.uint8 and stack.flags.writeable
+    for row, card_id in zip(stack, ids):
+        image = deck.image(card_id, THUMBNAIL_SIZE)
+        assert np.array_equal(row, image) and not image.flags.writeable
+        assert not np.shares_memory(stack, image)
+    before = deck.image(ids[0], THUMBNAIL_SIZE).copy()
+    stack[:] = 0  # the caller's array: the deck's images stay as they were
+    assert np.array_equal(deck.image(ids[0], THUMBNAIL_SIZE), before)
+    assert np.array_equal(deck.images(ids[:1], size=THUMBNAIL_SIZE)[0], before)
+    with pytest.raises(KeyError, match="card_999x"):
+        deck.images([ids[0], "card_999x"], size=THUMBNAIL_SIZE)
+    assert deck.index(ids[3]) == 40
+    with pytest.raises(KeyError, match="card_999x"):
+        deck.index("card_999x")
+
+
+def test_images_handed_out_never_change():
+    """A card's image is a row of its size's table, written once: an image or stack handed
+    out keeps its pixels through later reads of other cards and through clear_cache."""
+    deck = load_default_deck()
+    first = deck.image(deck.card_ids[0], THUMBNAIL_SIZE)
+    kept = first.copy()
+    stack = deck.images(deck.card_ids[:10], size=THUMBNAIL_SIZE)
+    assert np.array_equal(first, kept) and np.array_equal(stack[0], kept)
+    deck.clear_cache()
+    again = deck.image(deck.card_ids[0], THUMBNAIL_SIZE)
+    assert again is not first and np.array_equal(again, kept)
+    deck.images(deck.card_ids[:20], size=THUMBNAIL_SIZE)
+    assert np.array_equal(first, kept)
+
+
+def test_a_pickled_deck_carries_its_images_not_its_tables():
+    """Pickles (a deck copied to a worker) hold the cached images, not the tables (room for
+    every card of a size, mostly unread); the copy stacks the same images."""
+    import pickle  # noqa: PLC0415
+
+    deck = load_default_deck()
+    ids = deck.card_ids[:3]
+    stack = deck.images(ids, size=THUMBNAIL_SIZE)
+    data = pickle.dumps(deck)
+    # The three cards at both sizes (a thumbnail is made from the full card, cached too) and
+    # the paths: not the tables' 96 rows of each size (over 40 MB at the full size).
+    full, thumbnail = (h * w * 3 for h, w in (DEFAULT_IMAGE_SIZE, THUMBNAIL_SIZE))
+    assert len(data) < 4 * (full + thumbnail)
+    copy = pickle.loads(data)
+    assert np.array_equal(copy.images(ids, size=THUMBNAIL_SIZE), stack)
+    assert np.array_equal(copy.images(ids[::-1], size=THUMBNAIL_SIZE), stack[::-1])
+
+
 def test_default_deck_captions_cover_every_card_and_are_distinct(default_deck):
     captions = default_deck.captions
     assert captions is not None

@@ -280,3 +280,23 @@ def test_collapse_text_of_a_str_subclass_is_a_plain_str():
 
     form = collapse_text(Shouty("  loud   words "))
     assert form == "loud words" and type(form) is str
+
+
+@pytest.mark.parametrize("text", [
+    *(chr(c) for c in range(0x80)),  # every ASCII character alone: quotes, backslash, controls, DEL
+    "plain clue", 'a "quiet" storm', "back\\slash", "tab\there", "caf\u00e9", "\u2028", "emoji \U0001f600", "",
+    "x" * 300, " lead and trail ",
+])
+def test_quote_text_is_json_dumps_of_the_text(text):
+    # The printable-ASCII shortcut and json.dumps must give the same form for every text.
+    assert quote_text(text) == json.dumps(text, ensure_ascii=True)
+    assert json.loads(quote_text(text)) == text
+
+
+def test_quote_text_of_a_str_subclass_or_other_value():
+    class Shouty(str):
+        def __str__(self):  # a hostile subclass's __str__ is not what is quoted
+            return "HIJACKED"
+
+    assert quote_text(Shouty("calm")) == '"calm"'
+    assert quote_text(42) == '"42"'
