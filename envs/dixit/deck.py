@@ -112,7 +112,7 @@ class Deck:
 
     def index(self, card_id: str) -> int:
         """Position of a card id in :attr:`card_ids`."""
-        row = self._rows.get(card_id)
+        row = self._rows.get(card_id) if isinstance(card_id, str) else None
         if row is None:
             raise KeyError(f"card {card_id!r} is not in deck {self.name!r}")
         return row
@@ -161,7 +161,7 @@ class Deck:
         if not ids:
             return np.zeros((0, *size, 3), dtype=np.uint8)
         table = self._table(size)
-        rows, filled, cache = [], table.filled, self._cache
+        rows, filled = [], table.filled
         for card_id in ids:
             row = self._rows.get(card_id)
             if row is None or row not in filled:
