@@ -61,15 +61,6 @@ def rules_prompt(cfg: UndercoverConfig) -> str:
     )
 
 
-def _quote(text: str) -> str:
-    """:func:`~cluegym.envs.core.text.quote_text` of ``text``, with a fast path for plain
-    printable ASCII without quotes or backslashes (nearly every description), which JSON
-    quoting leaves as it is between its two double quotes."""
-    if type(text) is str and text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
-        return '"' + text + '"'
-    return quote_text(text)
-
-
 def _round_block(
     record: RoundRecord | None, order: tuple[int, ...], descriptions: dict[int, str], number: int,
     names: tuple[str, ...], memo: dict[tuple[Any, ...], str] | None = None,
@@ -90,7 +81,7 @@ def _round_block(
             key = (p, descriptions[p])
             line = memo.get(key)
             if line is None:
-                line = memo[key] = f"  {names[p]}: {_quote(descriptions[p])}\n"
+                line = memo[key] = f"  {names[p]}: {quote_text(descriptions[p])}\n"
             parts.append(line)
     if record is not None:
         votes = ", ".join([
