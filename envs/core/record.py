@@ -389,11 +389,13 @@ def digest(observation: Any) -> str:
     than SHA-1.
 
     Dict keys are sorted; texts, numbers and arrays (dtype, shape and bytes) are fed in
-    order, an array larger than 256 bytes as its own hash (:func:`array_digest`). An array that
-    is read-only all the way down (``flags.writeable`` False, and so is every array it views)
-    is treated as immutable: its hash is computed once and reused for as long as the array
+    order, an array larger than 256 bytes as its own hash (:func:`array_digest`; a stack of
+    large rows, such as card images, as the hash of its rows' hashes). An array that is
+    read-only all the way down (``flags.writeable`` False, and so is every array it views) is
+    treated as immutable: its hash is computed once and reused for as long as the array
     lives, so a game that shows the same read-only card images at every step does not rehash
-    their pixels.
+    their pixels; and a new stack of cards whose rows' hashes are known (see
+    :func:`keep_stack_digest`) is hashed without reading its pixels.
 
     The bytes are :func:`digest_bytes`'s (the Python walk, the definition), built by a small C
     extension (``envs/core/_digest.c``, compiled by ``pip install`` where a C compiler is:
@@ -586,8 +588,16 @@ def _array_head(array: np.ndarray) -> bytes:
     return head
 
 
+#: An array whose rows (along its first axis) hold at least this many bytes each is hashed
+#: as its rows' hashes (see :func:`array_digest`): a stack of card images.
+ROW_HASH_BYTES = 4096
+
+
 def array_digest(array: np.ndarray) -> bytes:
-    """The 16-byte XXH3-128 of an array's dtype, shape and bytes, what :func:`digest` feeds.
+    """The 16-byte hash :func:`digest` feeds of an array: the XXH3-128 of its dtype, shape and
+    bytes; for an array of at least two dimensions whose rows (along the first axis) hold
+    :data:`ROW_HASH_BYTES` bytes or more each (a stack of images), the XXH3-128 of its dtype,
+    shape and rows' :func:`row_digest` instead (see :func:`keep_stack_digest`).
 
     Cached per array object while it lives when the array is immutable (read-only all the
     way down, see :func:`digest`); computed afresh otherwise.
@@ -597,14 +607,47 @@ def array_digest(array: np.ndarray) -> bytes:
         return entry[1]
     if array.nbytes <= 4096:  # a small table (votes, histories): one call, the same hash
         value = xxhash.xxh3_128_digest(_array_head(array) + array.tobytes())
+    elif _hashed_by_rows(array):
+        value = stack_digest(array, [row_digest(row) for row in array])
     else:
         hasher = xxhash.xxh3_128(_array_head(array))
         hasher.update(np.ascontiguousarray(array).data)  # no copy of a contiguous array's bytes
         value = hasher.digest()
     if _immutable(array):
-        key = id(array)
-        _ARRAY_DIGESTS[key] = (weakref.ref(array, lambda _ref, key=key: _ARRAY_DIGESTS.pop(key, None)), value)
+        _keep_array_digest(array, value)
     return value
+
+
+def _hashed_by_rows(array: np.ndarray) -> bool:
+    return array.ndim >= 2 and array.shape[0] > 0 and array.nbytes // array.shape[0] >= ROW_HASH_BYTES
+
+
+def row_digest(row: np.ndarray) -> bytes:
+    """The 16-byte XXH3-128 of one row's bytes: what :func:`array_digest` hashes of a stack
+    of large rows, per row (a card's image hashed once can stand for it in every stack)."""
+    return xxhash.xxh3_128_digest(np.ascontiguousarray(row).data)
+
+
+def stack_digest(array: np.ndarray, row_digests: Iterable[bytes]) -> bytes:
+    """:func:`array_digest` of a stack of large rows from its rows' :func:`row_digest`."""
+    return xxhash.xxh3_128_digest(_array_head(array) + b"".join(row_digests))
+
+
+def _keep_array_digest(array: np.ndarray, value: bytes) -> None:
+    key = id(array)
+    _ARRAY_DIGESTS[key] = (weakref.ref(array, lambda _ref, key=key: _ARRAY_DIGESTS.pop(key, None)), value)
+
+
+def keep_stack_digest(array: np.ndarray, row_digests: Iterable[bytes]) -> None:
+    """Keep :func:`array_digest` of a new immutable stack whose rows' :func:`row_digest` the
+    caller knows (a deck's cards, each hashed once), so that no digest reads its bytes.
+
+    The caller vouches for ``row_digests`` (row ``i``'s hash, in order): the same hash that
+    :func:`array_digest` computes from the bytes, as the tests check. Nothing is kept for an
+    array that can still change or that is not hashed by rows.
+    """
+    if array.nbytes > 4096 and _hashed_by_rows(array) and _immutable(array):
+        _keep_array_digest(array, stack_digest(array, row_digests))
 
 
 def _accelerated_serializer() -> Any:

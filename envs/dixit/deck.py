@@ -27,7 +27,7 @@ The shipped default deck (96 dreamlike cards composed from public-domain opencli
 ``scripts/build_dixit_deck.py``, with captions) is :func:`load_default_deck`; a user deck, for
 instance the DixitWorld images, is ``load_deck(folder, captions=...)``.
 
-Numpy and Pillow only; nothing is read at import time.
+Numpy and Pillow only (and the record's row hash); nothing is read at import time.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Mapping
 
 import numpy as np
+
+from cluegym.envs.core.record import row_digest
 
 #: Image file suffixes a deck folder may hold (case-insensitive).
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
@@ -173,6 +175,26 @@ class Deck:
         # One gather into a new array: a stack of separate cards costs a copy per card and
         # numpy's stacking machinery, and these are every Dixit observation's hand and candidates.
         return table.array.take(rows, axis=0)
+
+    def digests(self, card_ids, size: tuple[int, int] | None = None) -> list[bytes]:
+        """Each card's image's :func:`~cluegym.envs.core.record.row_digest` (at ``size``), in
+        order: computed once per card and size, so that a new stack of cards gets its record
+        digest without hashing its pixels (see ``record.keep_stack_digest``)."""
+        size = self.image_size if size is None else _check_size(size, "size")
+        table = self._table(size)
+        kept = table.digests
+        digests = []
+        for card_id in card_ids:
+            row = self._rows.get(card_id)
+            value = kept.get(row)
+            if value is None:
+                image = self.image(card_id, size)  # the table's row (KeyError for a card not in the deck)
+                row = self._rows[card_id]
+                if row not in table.filled:  # cached before the table was (an unpickled deck)
+                    table.store(row, image)
+                value = kept[row] = row_digest(table.array[row])
+            digests.append(value)
+        return digests
 
     def _table(self, size: tuple[int, int]) -> "_ImageTable":
         table = self._tables.get(size)
@@ -408,11 +430,13 @@ class _ImageTable:
     never changes (``clear_cache`` starts new tables).
     """
 
-    __slots__ = ("array", "filled")
+    __slots__ = ("array", "filled", "digests")
 
     def __init__(self, num_cards: int, size: tuple[int, int]) -> None:
         self.array = np.empty((num_cards, *size, 3), dtype=np.uint8)
         self.filled: set[int] = set()
+        #: Per filled row, its bytes' ``record.row_digest`` (computed when first asked).
+        self.digests: dict[int, bytes] = {}
 
     def store(self, row: int, image: np.ndarray) -> np.ndarray:
         """Write ``image`` into ``row`` (once) and return the row as a read-only view."""

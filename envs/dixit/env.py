@@ -97,6 +97,7 @@ import gymnasium
 import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, read_only, text_space, text_tuple, wrap
+from cluegym.envs.core.record import keep_stack_digest
 from cluegym.envs.core.rng import integers
 from cluegym.envs.core.text import describe, to_charset
 from cluegym.envs.dixit.config import DixitConfig, preset_config
@@ -299,7 +300,12 @@ class DixitEnv(ClueGameEnv):
             live.add(tuple(state.candidates))
             for old in [k for k in self._card_arrays if k not in live]:
                 del self._card_arrays[old]
-            entry = (read_only(np.array(key, dtype=np.int64)), read_only(self._images(key)))
+            images = read_only(self._images(key))
+            if self.record_observations:
+                # The stack's digest from its cards' (each card hashed once per deck): the
+                # record's digests never rehash the pixels of a new hand or candidates.
+                keep_stack_digest(images, self.deck.digests([self.card_id(i) for i in key], self.image_size))
+            entry = (read_only(np.array(key, dtype=np.int64)), images)
             self._card_arrays[key] = entry
         return entry
 
@@ -331,13 +337,13 @@ class DixitEnv(ClueGameEnv):
             if len(candidate_ids) != n:
                 candidate_ids = np.full(n, -1, dtype=np.int64)
                 candidate_ids[: len(state.candidates)] = state.candidates
-                candidate_ids.setflags(write=False)
+                candidate_ids.setflags(False)  # write=False (positional: faster)
         else:
             candidate_ids, candidate_images = self._no_candidate_ids, self._no_candidates
             if state.candidates:
                 candidate_ids = np.full(n, -1, dtype=np.int64)
                 candidate_ids[: len(state.candidates)] = state.candidates
-                candidate_ids.setflags(write=False)
+                candidate_ids.setflags(False)  # write=False (positional: faster)
         finished = self._finished_rounds()
         _, scores, scores_text = self._scores_view()
         caption = self.caption if self.reveal_captions else None

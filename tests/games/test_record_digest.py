@@ -67,6 +67,69 @@ def test_readonly_arrays_are_hashed_once_and_writeable_ones_every_time():
     assert array_digest(frozen) == array_digest(np.arange(5))
 
 
+def test_a_stack_of_large_rows_is_hashed_as_its_rows_hashes_and_kept_from_known_row_hashes():
+    from cluegym.envs.core.record import ROW_HASH_BYTES, keep_stack_digest, row_digest, stack_digest  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    stack = rng.integers(0, 256, (3, 48, 32, 3), dtype=np.uint8)  # rows of 4,608 bytes: by rows
+    assert stack[0].nbytes >= ROW_HASH_BYTES
+    rows = [row_digest(row) for row in stack]
+    assert rows[0] == xxhash.xxh3_128_digest(stack[0].tobytes())
+    expected = xxhash.xxh3_128_digest(b"|u1(3, 48, 32, 3)" + b"".join(rows))
+    assert array_digest(stack) == stack_digest(stack, rows) == expected
+    # Every row counts, and so do the dtype and shape.
+    changed = stack.copy()
+    changed[2, 47, 31, 2] ^= 1
+    assert array_digest(changed) != expected
+    assert array_digest(stack.reshape(3, 48, 96)) != expected
+    # A non-contiguous stack: the same hash as its contiguous copy.
+    wide = np.zeros((3, 48, 64, 3), dtype=np.uint8)
+    wide[:, :, ::2] = stack
+    assert array_digest(wide[:, :, ::2]) == expected
+    # Small rows (a single image's pixel lines, a table) are hashed whole, as before.
+    image = stack[0]
+    assert array_digest(image) == xxhash.xxh3_128_digest(b"|u1(48, 32, 3)" + image.tobytes())
+
+    # A new read-only stack whose rows' hashes are known is kept without reading its bytes:
+    # the caller vouches for them, so a wrong one shows (here, on purpose) ...
+    frozen = _readonly(stack.copy())
+    keep_stack_digest(frozen, [b"\0" * 16] * 3)
+    assert array_digest(frozen) != expected
+    # ... and the right ones give the hash of the bytes.
+    frozen = _readonly(stack.copy())
+    keep_stack_digest(frozen, rows)
+    assert id(frozen) in _ARRAY_DIGESTS and array_digest(frozen) == expected
+    # Nothing is kept for an array that can still change, or one not hashed by rows.
+    writeable = stack.copy()
+    keep_stack_digest(writeable, [b"\0" * 16] * 3)
+    assert id(writeable) not in _ARRAY_DIGESTS and array_digest(writeable) == expected
+    small = _readonly(np.zeros((3, 8), dtype=np.uint8))
+    keep_stack_digest(small, [b"\0" * 16] * 3)
+    assert id(small) not in _ARRAY_DIGESTS
+
+
+def test_dixit_digests_of_kept_card_stacks_equal_digests_of_copies():
+    # The env keeps each new hand's and candidates' digest from the deck's per-card hashes:
+    # every seat's observation digest must be that of the same values built afresh.
+    import copy  # noqa: PLC0415
+
+    from cluegym.benchmarks.throughput import scripted_action  # noqa: PLC0415
+
+    env = cluegym.make("dixit", num_rounds=3)
+    checked = kept = 0
+    for seed in range(2):
+        env.reset(seed=seed)
+        for step, seat in enumerate(env.agent_iter()):
+            for other in list(env.agents):
+                observation = env.unwrapped._built_observation(other)
+                kept += id(observation["hand"]) in _ARRAY_DIGESTS
+                assert digest(observation) == digest(copy.deepcopy(observation)), (seed, step, other)
+                checked += 1
+            obs, _, term, trunc, info = env.last()
+            env.step(None if term or trunc else scripted_action(env.action_space(seat), obs, info, step))
+    assert checked > 50 and kept == checked
+
+
 def test_immutable_tuples_are_fed_once_and_tuples_that_can_change_every_time():
     # The Python walk's cache (the C accelerator writes tuples afresh: the same bytes).
     digest = digest_bytes
