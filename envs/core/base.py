@@ -319,7 +319,7 @@ class ClueGameEnv(AECEnv):
         for key in entry[1]:
             value = obs.get(key)
             if type(value) is np.ndarray:
-                value.setflags(write=False)
+                value.setflags(False)  # write=False, without numpy's keyword parsing
             elif value is not None:
                 read_only(value)
 

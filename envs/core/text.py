@@ -48,6 +48,7 @@ CHARSET: str = string.printable
 _WORD_RE = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 #: The ASCII characters that are not in CHARSET (string.printable keeps \t \n \v \f \r).
 _ASCII_OUTSIDE_CHARSET = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_ASCII_OUTSIDE_CHARSET_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
 _FOLD = {
     "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",
     "\u2026": "...", "\u00a0": " ",
@@ -59,7 +60,14 @@ def to_charset(text: str, max_length: int | None = None) -> str:
     characters dropped) and clip it to ``max_length``, so it fits a Text space."""
     if text.isascii():  # the common case: nothing to fold, only ASCII controls to drop
         # isprintable(): no control character at all (most texts), so nothing to drop
-        text = str.__str__(text) if text.isprintable() else _ASCII_OUTSIDE_CHARSET.sub("", str.__str__(text))
+        text = str.__str__(text)
+        if not text.isprintable():
+            # Lines and tabs are in the charset: the other controls are dropped, as bytes
+            # (the same as _ASCII_OUTSIDE_CHARSET.sub, several times faster).
+            raw = text.encode()
+            kept = raw.translate(None, _ASCII_OUTSIDE_CHARSET_BYTES)
+            if len(kept) != len(raw):
+                text = kept.decode()
         return text if max_length is None else text[:max_length]
     text = "".join(_FOLD.get(ch, ch) for ch in text)
     text = unicodedata.normalize("NFKD", text)

@@ -78,11 +78,7 @@ def _round_block(
     parts = [header]
     for p in order:
         if p in descriptions:
-            key = (p, descriptions[p])
-            line = memo.get(key)
-            if line is None:
-                line = memo[key] = f"  {names[p]}: {quote_text(descriptions[p])}\n"
-            parts.append(line)
+            parts.append(description_line(p, descriptions[p], names, memo))
     if record is not None:
         votes = ", ".join([
             f"{names[v]} -> {'no vote' if t is None else names[t]}" for v, t in sorted(record.votes.items())
@@ -93,6 +89,15 @@ def _round_block(
         else:
             parts.append(f"  Result: {names[record.eliminated]} was eliminated.\n")
     return "".join(parts)
+
+
+def description_line(player: int, text: str, names: tuple[str, ...], memo: dict[tuple[Any, ...], str]) -> str:
+    """A description's transcript line (``  player_3: "It buzzes."``), kept in ``memo``."""
+    key = (player, text)
+    line = memo.get(key)
+    if line is None:
+        line = memo[key] = f"  {names[player]}: {quote_text(text)}\n"
+    return line
 
 
 def finished_round_text(record: RoundRecord, num_players: int, memo: dict[tuple[Any, ...], str] | None = None) -> str:
@@ -127,17 +132,32 @@ def transcript(
             a round ends); None builds it.
     """
     names = seat_names(len(state.alive))
-    parts = [history_text(state) if finished is None else finished]
-    if state.phase in ("speak", "vote"):
-        parts.append(_round_block(None, state.order, state.descriptions, state.round + 1, names, memo))
-        if state.phase == "vote":
-            # No count of the votes cast: the voters vote at once (one simultaneous block), so
-            # a voter's view must not change while the others vote.
-            parts.append(
-                "  Voting: every player still in the game votes; the votes are revealed when everyone has voted.\n"
-            )
-    parts.append(living_line(state.alive, names) if living is None else living)
-    return "".join(parts)
+    return compose_transcript(
+        history_text(state) if finished is None else finished, round_in_play(state, memo), state.phase,
+        living_line(state.alive, names) if living is None else living,
+    )
+
+
+@cython.locals(state=UndercoverState)
+def round_in_play(state: UndercoverState, memo: dict[tuple[Any, ...], str] | None = None) -> str:
+    """The transcript lines of the round in play (``""`` once the game is over); ``memo``
+    as for :func:`transcript`."""
+    if state.phase not in ("speak", "vote"):
+        return ""
+    return _round_block(None, state.order, state.descriptions, state.round + 1, seat_names(len(state.alive)), memo)
+
+
+# No count of the votes cast: the voters vote at once (one simultaneous block), so a voter's
+# view must not change while the others vote.
+_VOTING_LINE = "  Voting: every player still in the game votes; the votes are revealed when everyone has voted.\n"
+
+
+def compose_transcript(finished: str, round_text: str, phase: str, living: str) -> str:
+    """:func:`transcript` from its parts: the finished rounds' text, :func:`round_in_play`,
+    the phase and :func:`living_line`."""
+    if phase == "vote":
+        return "".join([finished, round_text, _VOTING_LINE, living])
+    return "".join([finished, round_text, living])
 
 
 def living_line(alive: list[bool], names: tuple[str, ...]) -> str:

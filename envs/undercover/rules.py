@@ -218,9 +218,10 @@ class UndercoverRules(GameRules[UndercoverState]):
     @cython.locals(state=UndercoverState)
     def vote_error(self, state: UndercoverState, voter: int, target: object) -> str | None:
         """Why ``target`` is not a valid vote for ``voter``, or None: it must name another living player."""
-        if isinstance(target, (bool, np.bool_)) or not isinstance(target, (int, np.integer)):
-            return f"a vote must be a player index in 0..{self.config.num_players - 1}, got {describe(target)}"
-        target = int(target)
+        if type(target) is not int:  # a plain int (most votes) needs none of these checks
+            if isinstance(target, (bool, np.bool_)) or not isinstance(target, (int, np.integer)):
+                return f"a vote must be a player index in 0..{self.config.num_players - 1}, got {describe(target)}"
+            target = int(target)
         if not 0 <= target < self.config.num_players:
             return f"vote {target} is out of range 0..{self.config.num_players - 1}"
         if target == voter:

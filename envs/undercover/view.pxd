@@ -8,4 +8,5 @@ cdef class FinishedRounds:
 
 cdef class PublicView:
     cdef public object state, finished, length, key_phase, key_round, key_order, key_descriptions, key_alive
-    cdef public object key_eliminated, transcript, living, descriptions, order, alive, eliminated
+    cdef public object key_eliminated, transcript, round_text, living, descriptions, order, alive, eliminated
+    cdef public object in_order

@@ -35,7 +35,9 @@ except ImportError:  # no Cython at run time: the type declarations do nothing
 import numpy as np
 
 from cluegym.envs.core.spaces import read_only
-from cluegym.envs.undercover.prompts import finished_round_text, living_line, transcript
+from cluegym.envs.undercover.prompts import (
+    compose_transcript, description_line, finished_round_text, living_line, round_in_play,
+)
 from cluegym.envs.undercover.state import RoundRecord, UndercoverState, seat_names
 
 
@@ -122,15 +124,19 @@ class PublicView:
 
     Attributes:
         transcript: ``prompts.transcript(state)``.
+        round_text: its lines of the round in play, ``prompts.round_in_play(state)``.
         living: its last line, ``prompts.living_line`` (shared while nobody is eliminated).
         descriptions: the observation's ``descriptions`` (a tuple of rows; immutable).
         order, alive, eliminated: the observation's ``speaking_order``, ``alive`` and
             ``eliminated_round`` (read-only, shown by every observation of the view).
+        in_order: whether this round's descriptions are those of the first speakers of its
+            order (as the rules play it), so that the next one adds the round's last line.
     """
 
     __slots__ = (
         "state", "finished", "length", "key_phase", "key_round", "key_order", "key_descriptions", "key_alive",
-        "key_eliminated", "transcript", "living", "descriptions", "order", "alive", "eliminated",
+        "key_eliminated", "transcript", "round_text", "living", "descriptions", "order", "alive", "eliminated",
+        "in_order",
     )
 
     @cython.locals(state=UndercoverState, finished=FinishedRounds)
@@ -147,7 +153,11 @@ class PublicView:
             previous.key_alive == self.key_alive and previous.key_eliminated == self.key_eliminated
         )
         self.living = previous.living if same_table else living_line(state.alive, seat_names(n))
-        self.transcript = transcript(state, finished.text, finished.memo, self.living)
+        self.round_text = round_in_play(state, finished.memo)
+        self.transcript = compose_transcript(finished.text, self.round_text, state.phase, self.living)
+        spoken = len(self.key_descriptions)
+        order, described = self.key_order, self.key_descriptions
+        self.in_order = spoken <= len(order) and all([p in described for p in order[:spoken]])
         rows = finished.descriptions
         if state.phase != "over":
             # This round's descriptions so far (its votes stay hidden until it is finished).
@@ -178,9 +188,53 @@ class PublicView:
         )
 
 
-@cython.locals(state=UndercoverState, view=PublicView)
+@cython.locals(view=PublicView, state=UndercoverState, finished=FinishedRounds, after=PublicView)
+def after_description(view: PublicView, state: UndercoverState, finished: FinishedRounds) -> PublicView | None:
+    """The view of ``state`` when it is ``view``'s with one more description, the next
+    speaker's of the order (the step after most speaking steps), else None.
+
+    Everything but this round's line and row is ``view``'s: the new view is built from it,
+    not from the State (what ``PublicView(state, finished)`` builds, as the tests check)."""
+    spoken = len(view.key_descriptions)
+    descriptions = state.descriptions
+    if not (
+        view.in_order and view.key_phase == "speak" and spoken < len(view.key_order)
+        and len(descriptions) == spoken + 1 and view.state is state and view.finished is finished
+        and view.length == finished.length and view.key_round == state.round
+        and (state.phase == "speak" or state.phase == "vote") and view.key_order == state.order
+        and view.key_alive == state.alive and view.key_eliminated == state.eliminated_round
+    ):
+        return None
+    speaker = view.key_order[spoken]
+    text = descriptions.get(speaker)
+    # The earlier descriptions unchanged (the State's dict may be edited in place).
+    if text is None or not view.key_descriptions.items() <= descriptions.items():
+        return None
+    after = PublicView.__new__(PublicView)  # its fields are set here, from ``view``'s
+    after.state, after.finished, after.length = state, finished, view.length
+    after.key_phase, after.key_round, after.key_order = state.phase, view.key_round, view.key_order
+    after.key_descriptions = dict(descriptions)
+    after.key_alive, after.key_eliminated = view.key_alive, view.key_eliminated
+    after.living, after.in_order = view.living, True
+    line = description_line(speaker, text, seat_names(finished.num_players), finished.memo)
+    after.round_text = view.round_text + line
+    after.transcript = compose_transcript(finished.text, after.round_text, state.phase, after.living)
+    rows = list(view.descriptions)
+    row = list(rows[view.key_round])
+    row[speaker] = text
+    rows[view.key_round] = tuple(row)
+    after.descriptions = tuple(rows)
+    after.order, after.alive, after.eliminated = view.order, view.alive, view.eliminated
+    return after
+
+
+@cython.locals(state=UndercoverState, view=PublicView, after=PublicView)
 def public_view(view: PublicView | None, state: UndercoverState, finished: FinishedRounds) -> PublicView:
     """``view`` when it still shows ``state``, else a new view of it (reusing what did not change)."""
-    if view is not None and view.matches(state, finished):
-        return view
+    if view is not None:
+        if view.matches(state, finished):
+            return view
+        after = after_description(view, state, finished)
+        if after is not None:
+            return after
     return PublicView(state, finished, view)

@@ -242,6 +242,27 @@ def test_clean_text_fast_path_is_the_full_cleaning():
     assert clean_text(clean) is clean
 
 
+def test_to_charset_drops_the_ascii_controls_outside_the_charset_and_nothing_else():
+    """ASCII text drops exactly the controls that are not in CHARSET (the bytes path is the
+    regular expression's deletion), and keeps its lines and tabs."""
+    import random  # noqa: PLC0415
+
+    from cluegym.envs.core import text as text_module  # noqa: PLC0415
+
+    for code in range(128):
+        text = f"a{chr(code)}b\n"
+        assert to_charset(text) == text_module._ASCII_OUTSIDE_CHARSET.sub("", text), code
+        assert to_charset(text) == ("a" + chr(code) + "b\n" if chr(code) in CHARSET else "ab\n")
+    rng = random.Random(1)
+    alphabet = [chr(code) for code in range(128)]
+    for _ in range(5_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert to_charset(text) == text_module._ASCII_OUTSIDE_CHARSET.sub("", text)
+        assert to_charset(text, 4) == text_module._ASCII_OUTSIDE_CHARSET.sub("", text)[:4]
+    lines = "line one\n\tline two\r\n"
+    assert to_charset(lines) is lines  # nothing to drop: the text itself
+
+
 def test_quote_text_escapes_and_round_trips():
     for text in ['a "b" \\ c', "line\nbreak", "\u2028", "plain"]:
         quoted = quote_text(text)

@@ -438,3 +438,60 @@ def test_observations_built_from_kept_views_equal_ones_built_from_scratch(num_pl
             eliminated += not all(state.alive)
             env.step(None if term or trunc else agents[seat].act(obs, info))
     assert checked > 100 and eliminated > 20
+
+
+def _view_fields(view) -> dict:
+    fields = ("key_phase", "key_round", "key_order", "key_descriptions", "key_alive", "key_eliminated", "transcript",
+              "round_text", "living", "descriptions", "in_order")
+    values = {name: getattr(view, name) for name in fields}
+    values.update({name: getattr(view, name).tolist() for name in ("order", "alive", "eliminated")})
+    return values
+
+
+def test_a_description_extends_the_previous_view_and_only_the_next_speakers():
+    # After most speaking steps the view of the round in play is the previous view with one
+    # more line and row (view.after_description): it must be what a view built from the
+    # State alone holds, and it must not serve a State whose descriptions left the order.
+    from cluegym.envs.undercover.view import after_description, finished_rounds, public_view  # noqa: PLC0415
+
+    env = new_env(seed=2)
+    game, cfg = env.unwrapped, env.unwrapped.game_config
+    speak_round(env)
+    vote_round(env, {0: 1, 1: 2, 2: 3, 3: 4, 4: 0})  # a tie: the second round is played by all five
+    state = game.state
+    finished = finished_rounds(None, state, cfg.num_players, cfg.max_rounds)
+    view = public_view(None, state, finished)
+    extended = 0
+    for speaker in state.order:
+        before = view
+        env.step({"description": f"Something about number {speaker}."})
+        after = after_description(before, state, finished)
+        assert after is not None
+        view = public_view(before, state, finished)
+        assert _view_fields(view) == _view_fields(after) == _view_fields(public_view(None, state, finished))
+        assert view.order is before.order and view.living is before.living  # shared, not rebuilt
+        extended += 1
+    assert state.phase == "vote" and extended == cfg.num_players and "  Voting:" in view.transcript
+    assert after_description(view, state, finished) is None  # no description while voting
+
+    # A round whose descriptions do not follow its order is rebuilt from the State.
+    env.reset(seed=2)
+    state = game.state
+    finished = finished_rounds(None, state, cfg.num_players, cfg.max_rounds)
+    view = public_view(None, state, finished)
+    state.descriptions[state.order[1]] = "Out of turn."
+    assert after_description(view, state, finished) is None
+    rebuilt = public_view(view, state, finished)
+    assert not rebuilt.in_order and '"Out of turn."' in rebuilt.transcript
+    assert _view_fields(rebuilt) == _view_fields(public_view(None, state, finished))
+    # ... and an earlier description changed in place is not kept either.
+    env.reset(seed=3)
+    state = game.state
+    finished = finished_rounds(None, state, cfg.num_players, cfg.max_rounds)
+    first, second = state.order[0], state.order[1]
+    env.step({"description": "The first line."})
+    view = public_view(None, state, finished)
+    state.descriptions[first] = "An edited line."
+    state.descriptions[second] = "The second line."
+    assert after_description(view, state, finished) is None
+    assert '"An edited line."' in public_view(view, state, finished).transcript
