@@ -45,6 +45,7 @@ MAX_NODES = 10_000
 MAX_CHARS = 100_000
 _SCALAR_TYPES = (bool, int, float, complex, str, bytes)
 _SMALL_INT = 2**1000
+_MINUS_SMALL_INT = -_SMALL_INT
 _ARRAY_KINDS = "biufcUS"
 
 
@@ -78,7 +79,7 @@ def _finite_or_tag(value: float) -> Any:
 
 
 def _int_or_tag(value: int) -> Any:
-    if -_SMALL_INT < value < _SMALL_INT:  # far inside the int-to-text limit: no check needed
+    if _MINUS_SMALL_INT < value < _SMALL_INT:  # far inside the int-to-text limit: no check needed
         return value
     try:
         int.__repr__(value)
@@ -115,7 +116,7 @@ def _is_plain_scalar(value: Any) -> bool:
     """Whether ``value`` is its own JSON form: a text, None, a bool, an int far inside the
     int-to-text limit or a finite float."""
     kind = type(value)
-    return (kind is str or (kind is int and -_SMALL_INT < value < _SMALL_INT) or value is None or kind is bool
+    return (kind is str or (kind is int and _MINUS_SMALL_INT < value < _SMALL_INT) or value is None or kind is bool
             or (kind is float and math.isfinite(value)))
 
 
@@ -135,7 +136,7 @@ def _flat_plain(value: Any, depth: int = 0) -> Any:
             # _is_plain_scalar, inlined for texts and small ints (most leaves: a call each
             # was a third of a short game's record).
             kind = type(item)
-            if kind is str or (kind is int and -_SMALL_INT < item < _SMALL_INT) or _is_plain_scalar(item):
+            if kind is str or (kind is int and _MINUS_SMALL_INT < item < _SMALL_INT) or _is_plain_scalar(item):
                 out[key] = item
             else:
                 out[key] = _flat_plain(item, depth + 1)
@@ -144,7 +145,7 @@ def _flat_plain(value: Any, depth: int = 0) -> Any:
         items = []
         for item in value:
             kind = type(item)
-            if kind is str or (kind is int and -_SMALL_INT < item < _SMALL_INT) or _is_plain_scalar(item):
+            if kind is str or (kind is int and _MINUS_SMALL_INT < item < _SMALL_INT) or _is_plain_scalar(item):
                 items.append(item)
             else:
                 items.append(_flat_plain(item, depth + 1))
@@ -240,10 +241,20 @@ def encode_action(action: Any, *, top_tuple: bool = False) -> tuple[Any, bool]:
 def _is_flat_action(action: dict) -> bool:
     """Whether a dict action is its own faithful JSON form: text keys (not ``$`` tags) over
     plain scalars, its texts within :data:`MAX_CHARS` in all."""
-    for key in action:
+    # One pass over the items, texts and small ints (most values) checked inline.
+    chars = 0
+    for key, value in action.items():
         if type(key) is not str or key[:1] == "$":
             return False
-    return _plain_values(action.values())
+        kind = type(value)
+        if kind is str:
+            chars += len(value)
+        elif kind is int:
+            if not _MINUS_SMALL_INT < value < _SMALL_INT:
+                return False
+        elif not _is_plain_scalar(value):
+            return False
+    return chars <= MAX_CHARS
 
 
 def _plain_values(values: Iterable[Any]) -> bool:

@@ -278,6 +278,25 @@ def test_top_level_tuple_action_is_written_as_the_walk_writes_it(value):
     assert encode_action(value, top_tuple=True) == expected
 
 
+@pytest.mark.parametrize("value", [
+    {"description": "river", "vote": 3, "beliefs": "stone"}, {"card": 2, "clue": None, "ok": True, "p": 1.5},
+    {"vote": 2**1000 - 1}, {"vote": -(2**1000) + 1}, {"vote": 2**1000}, {"vote": -(2**1000)}, {"vote": 10**5000},
+    {"vote": math.nan}, {"vote": np.int64(3)}, {"$tuple": [1]}, {1: "a"}, {"a": "x" * 60_000, "b": "y" * 60_000},
+    {"a": ["x"]}, {"a": ("x",)}, {}, {"": ""},
+], ids=["texts-and-int", "scalars", "largest-int", "smallest-int", "big-int", "big-negative-int", "huge-int", "nan",
+        "numpy-int", "tag-key", "int-key", "over-budget", "list-value", "tuple-value", "empty", "empty-text"])
+def test_flat_dict_action_is_written_as_the_walk_writes_it(value):
+    """A Dict action of plain texts and scalars takes a shortcut to its JSON form: it must be
+    the form the general walk writes (tags, the size budget and all)."""
+    from cluegym.envs.core.record import MAX_CHARS, MAX_NODES, _faithful
+
+    try:
+        expected = (_faithful(value, 0, set(), [MAX_NODES, MAX_CHARS]), True)
+    except Exception:  # noqa: BLE001 - no faithful form
+        expected = (None, False)
+    assert encode_action(value) == expected
+
+
 @pytest.mark.parametrize(
     "value", [_cyclic_list(), _deep_list(200), RaisingRepr(), RaisingList([1]), object(), "x" * 200_000],
     ids=["cycle", "deep", "raising-repr", "list-subclass", "object", "long-text"],
