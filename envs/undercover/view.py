@@ -7,7 +7,9 @@ changes, and the round in play changes once per description (the votes stay hidd
 round is finished). So the env keeps two views of its State:
 
 * :class:`FinishedRounds`, extended once per finished round;
-* :class:`PublicView`, the round in play on top of it, rebuilt only when what it shows changed.
+* :class:`PublicView`, the round in play on top of it, made anew only when what it shows
+  changed: from the previous view when the next speaker of the order described
+  (:func:`after_description`, most speaking steps), else from the State.
 
 A view belongs to one State object and holds it, so its identity checks stay valid; a State
 copied with ``copy.deepcopy``, a replayed game or a new game is another State and gets new
