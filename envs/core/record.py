@@ -630,7 +630,10 @@ def array_digest(array: np.ndarray) -> bytes:
 
 
 def _hashed_by_rows(array: np.ndarray) -> bool:
-    return array.ndim >= 2 and array.shape[0] > 0 and array.nbytes // array.shape[0] >= ROW_HASH_BYTES
+    """Whether :func:`array_digest` hashes ``array`` as its rows' hashes (a stack of large rows,
+    larger than the tables hashed in one call)."""
+    return (array.nbytes > 4096 and array.ndim >= 2 and array.shape[0] > 0
+            and array.nbytes // array.shape[0] >= ROW_HASH_BYTES)
 
 
 def row_digest(row: np.ndarray) -> bytes:
@@ -657,7 +660,7 @@ def keep_stack_digest(array: np.ndarray, row_digests: Iterable[bytes]) -> None:
     :func:`array_digest` computes from the bytes, as the tests check. Nothing is kept for an
     array that can still change or that is not hashed by rows.
     """
-    if array.nbytes > 4096 and _hashed_by_rows(array) and _immutable(array):
+    if _hashed_by_rows(array) and _immutable(array):
         _keep_array_digest(array, stack_digest(array, row_digests))
 
 

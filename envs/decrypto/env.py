@@ -316,14 +316,6 @@ def _int_row(values: tuple[int, ...]) -> np.ndarray:
     return read_only(np.array(values, dtype=np.int64))
 
 
-def _kept_row(values: Any) -> Any:
-    """:func:`_int_row` of ``values``, or ``values`` itself when they are not hashable."""
-    try:
-        return _int_row(values)
-    except TypeError:
-        return values
-
-
 class _Past(NamedTuple):
     """What every seat's observation shows of the resolved turns (one history key)."""
 
@@ -354,10 +346,9 @@ def _extend_past(prev: _Past, record: tuple, i: int, t: int) -> _Past:
     :func:`~cluegym.envs.decrypto.prompts.history_key` entry."""
     _, code, hints, bob_guess, eve_guess = record
     code_history, guess_history = prev.code_history.copy(), prev.guess_history.copy()
-    # Rows copied from the kept arrays of the codes: numpy reads an array faster than a tuple.
-    code_history[i] = _kept_row(code)
-    guess_history[i, 0] = _kept_row(bob_guess)
-    guess_history[i, 1] = _kept_row(eve_guess)
+    code_history[i] = code
+    guess_history[i, 0] = bob_guess
+    guess_history[i, 1] = eve_guess
     per_keyword, quoted, padded = list(prev.hints), list(prev.quoted), list(prev.hint_history)
     for digit, hint in zip(code, hints):  # DecryptoState.hint_history, one turn more
         j = digit - 1

@@ -163,15 +163,7 @@ class Deck:
         if not ids:
             return np.zeros((0, *size, 3), dtype=np.uint8)
         table = self._table(size)
-        rows, filled = [], table.filled
-        for card_id in ids:
-            row = self._rows.get(card_id)
-            if row is None or row not in filled:
-                image = self.image(card_id, size)  # KeyError for a card not in the deck
-                row = self._rows[card_id]
-                if row not in filled:  # cached before the table was (an unpickled deck)
-                    table.store(row, image)
-            rows.append(row)
+        rows = [self._filled_row(table, card_id, size) for card_id in ids]
         # One gather into a new array: a stack of separate cards costs a copy per card and
         # numpy's stacking machinery, and these are every Dixit observation's hand and candidates.
         return table.array.take(rows, axis=0)
@@ -185,16 +177,23 @@ class Deck:
         kept = table.digests
         digests = []
         for card_id in card_ids:
-            row = self._rows.get(card_id)
-            value = kept.get(row)
+            value = kept.get(self._rows.get(card_id))
             if value is None:
-                image = self.image(card_id, size)  # the table's row (KeyError for a card not in the deck)
-                row = self._rows[card_id]
-                if row not in table.filled:  # cached before the table was (an unpickled deck)
-                    table.store(row, image)
+                row = self._filled_row(table, card_id, size)
                 value = kept[row] = row_digest(table.array[row])
             digests.append(value)
         return digests
+
+    def _filled_row(self, table: "_ImageTable", card_id: str, size: tuple[int, int]) -> int:
+        """The card's row of ``table`` (the deck's table of ``size``), its image written there
+        first if it is not yet (KeyError for a card not in the deck)."""
+        row = self._rows.get(card_id)
+        if row is None or row not in table.filled:
+            image = self.image(card_id, size)
+            row = self._rows[card_id]
+            if row not in table.filled:  # cached before the table was (an unpickled deck)
+                table.store(row, image)
+        return row
 
     def _table(self, size: tuple[int, int]) -> "_ImageTable":
         table = self._tables.get(size)

@@ -286,9 +286,6 @@ class DixitEnv(ClueGameEnv):
             text = self._captions[index] = to_charset(self.deck.caption(self.card_id(index)) or "", CAPTION_MAX_CHARS)
         return text
 
-    def _images(self, indices: Sequence[int]) -> np.ndarray:
-        return self.deck.images([self.card_id(i) for i in indices], self.image_size)
-
     def _cards(self, cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Read-only ``(ids, images)`` of ``cards`` (a hand or the candidates), the same
         objects from step to step while those cards are in play."""
@@ -300,11 +297,12 @@ class DixitEnv(ClueGameEnv):
             live.add(tuple(state.candidates))
             for old in [k for k in self._card_arrays if k not in live]:
                 del self._card_arrays[old]
-            images = read_only(self._images(key))
+            ids = [self.card_id(i) for i in key]
+            images = read_only(self.deck.images(ids, self.image_size))
             if self.record_observations:
                 # The stack's digest from its cards' (each card hashed once per deck): the
                 # record's digests never rehash the pixels of a new hand or candidates.
-                keep_stack_digest(images, self.deck.digests([self.card_id(i) for i in key], self.image_size))
+                keep_stack_digest(images, self.deck.digests(ids, self.image_size))
             entry = (read_only(np.array(key, dtype=np.int64)), images)
             self._card_arrays[key] = entry
         return entry
