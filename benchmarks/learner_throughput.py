@@ -117,9 +117,11 @@ class Setup:
 
 def _warm_dixit() -> None:
     """Sentence vectors of the random players' clue words and of the deck's captions (what
-    the listener features encode), in one batch each."""
+    the listener features encode), in one batch each; the deck's cards read (``preload``)."""
     from cluegym.agents.encoders.sentences import SentenceEncoder
     from cluegym.envs.dixit.deck_options import get_deck, random_vocabulary
+
+    cluegym.make("dixit", **SETUPS["dixit"].env_kwargs).unwrapped.preload()  # the views' deck and image size
 
     sentences = SentenceEncoder()
     sentences.matrix(list(random_vocabulary()))

@@ -154,9 +154,11 @@ def measure(game: str, seconds: float, clock: Callable[[], float] = time.perf_co
 
 
 def _warm_player(game: str, **env_kwargs: Any) -> Callable[[int, int], int]:
-    """``play(seed, step0)`` of one env of ``game``, after a warm-up game (lazy imports and
-    caches are not throughput)."""
+    """``play(seed, step0)`` of one env of ``game``, after its ``preload()`` and a warm-up
+    game (lazy imports and caches are not throughput: Dixit's deck is read once per process,
+    and the cards one game deals are a sixth of it)."""
     env = cluegym.make(game, **env_kwargs)
+    env.unwrapped.preload()
     play_game(env, seed=-1 % 2**31, step0=0)
     return lambda seed, step0: play_game(env, seed, step0)
 

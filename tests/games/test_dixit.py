@@ -442,6 +442,28 @@ def test_image_size_option_and_records():
     assert cluegym.make("dixit", image_size=[48, 32]).observation_space("player_0")["hand"].shape == (4, 48, 32, 3)
 
 
+def test_preload_reads_every_card_once_and_changes_no_game(tmp_path: Path):
+    """preload() reads and sizes every card (with its record digest) before the first game
+    instead of as cards are dealt; the games and their records are the same."""
+    for i in range(30):
+        Image.new("RGB", (30, 45), (i * 8, 40, 90)).save(tmp_path / f"pic{i:02d}.png")
+    env = cluegym.make("dixit", deck=str(tmp_path), num_rounds=3, image_size="24x16")
+    deck, size = env.unwrapped.deck, (24, 16)
+    before = json.dumps(_random_game(5, deck=str(tmp_path), num_rounds=3, image_size="24x16").unwrapped.game_record())
+    assert len(deck._tables[size].filled) < len(deck)  # only the dealt cards were read
+    env.unwrapped.preload()
+    table = deck._tables[size]
+    assert table.filled == set(range(len(deck))) and set(table.digests) == table.filled
+    after = json.dumps(_random_game(5, deck=str(tmp_path), num_rounds=3, image_size="24x16").unwrapped.game_record())
+    assert after == before
+    env.reset(seed=0)
+    first_card = env.unwrapped.card_id(env.unwrapped.state.hands[0][0])
+    assert np.array_equal(env.observe("player_0")["hand"][0], deck.image(first_card, size))
+    # Games that load nothing lazily: a no-op.
+    other = cluegym.make("decrypto")
+    assert other.unwrapped.preload() is None
+
+
 def test_user_deck_and_deck_errors(tmp_path: Path):
     for i in range(20):
         Image.new("RGB", (30, 45), (i * 12, 40, 90)).save(tmp_path / f"pic{i:02d}.png")
