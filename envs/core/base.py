@@ -250,7 +250,7 @@ class ClueGameEnv(AECEnv):
 
         Example:
             >>> env = cluegym.make("dixit")
-            >>> env.unwrapped.preload()  # ~0.3 s for the shipped deck, once per process
+            >>> env.unwrapped.preload()  # ~0.5 s for the shipped deck, once per process
         """
 
     def _render_text(self) -> str:

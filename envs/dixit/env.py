@@ -288,7 +288,7 @@ class DixitEnv(ClueGameEnv):
 
     def preload(self) -> None:
         """Read every card of the deck now, at the observations' size, with its record digest
-        when observations are recorded (else each card is read when first dealt: ~3 ms a card
+        when observations are recorded (else each card is read when first dealt: ~5 ms a card
         of the shipped deck, so the first ~40 games of a process ran at half speed). The deck
         is shared by the process's envs that load it: once per process and image size.
 

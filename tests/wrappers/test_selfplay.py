@@ -210,6 +210,32 @@ def test_vectorised_envs_step_in_lockstep(vec_kind):
     vec.close()
 
 
+def test_subprocess_envs_are_forked_after_the_game_preloads(tmp_path, monkeypatch):
+    """make_vec_env(vec="subproc") reads what the game reads lazily (Dixit's deck) before the
+    workers are forked, so that they share it instead of each reading its own."""
+    from PIL import Image  # noqa: PLC0415
+    import stable_baselines3.common.vec_env as sb3_vec  # noqa: PLC0415
+    from cluegym.envs.dixit.deck_options import get_deck  # noqa: PLC0415
+
+    for i in range(30):
+        Image.new("RGB", (30, 45), (i * 8, 40, 90)).save(tmp_path / f"pic{i:02d}.png")
+    deck = get_deck(str(tmp_path), None)
+    filled_at_fork = []
+
+    class RecordingSubprocVecEnv:  # stands for SB3's: what the deck holds when the workers would start
+        def __init__(self, builders, start_method=None):
+            table = deck._tables.get((24, 16))
+            filled_at_fork.append((len(builders), start_method, len(table.filled) if table else 0))
+
+        def seed(self, seed):
+            return [seed]
+
+    monkeypatch.setattr(sb3_vec, "SubprocVecEnv", RecordingSubprocVecEnv)
+    make_vec_env(2, vec="subproc", seed=0, game="dixit", seat="player_0",
+                 env_kwargs={"deck": str(tmp_path), "image_size": "24x16", "num_rounds": 2})
+    assert filled_at_fork == [(2, "fork", len(deck))]
+
+
 def _scramble(value):
     """Change everything mutable in ``value`` in place (arrays too, where numpy lets it)."""
     if isinstance(value, dict):
