@@ -46,7 +46,7 @@ from cluegym.wrappers.shaping import PotentialShaping
 
 # SeatTask, make_task, generic_task (wrappers.seat_task) and PolicyPool (wrappers.policy_pool)
 # are re-exported: the game wrappers and older code import them from here.
-__all__ = ["SelfPlayEnv", "SeatTask", "make_task", "generic_task", "PolicyPool"]
+__all__ = ["SelfPlayEnv", "SeatTask", "make_task", "generic_task", "PolicyPool", "make_game_env"]
 
 
 class SelfPlayEnv(gymnasium.Env):
@@ -99,7 +99,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.game = game
         self.seat = seat
         self.env_kwargs = dict(env_kwargs or {})
-        self.aec = _make_game_env(module, self.env_kwargs)
+        self.aec = make_game_env(game, self.env_kwargs)
         self.raw = self.aec.unwrapped
         if seat not in self.aec.possible_agents:
             raise ValueError(f"{game} has no seat {seat!r}; seats: {', '.join(self.aec.possible_agents)}")
@@ -320,9 +320,17 @@ class SelfPlayEnv(gymnasium.Env):
         self.aec.close()
 
 
-def _make_game_env(module: Any, env_kwargs: Mapping[str, Any]) -> Any:
-    """The game's AEC env; observation digests off unless asked for (they cost time)."""
-    kwargs = dict(env_kwargs)
+def make_game_env(game: str, env_kwargs: Mapping[str, Any] | None = None) -> Any:
+    """The AEC env a :class:`SelfPlayEnv` of ``game`` plays: ``env_kwargs`` as given, with
+    observation digests off unless asked for (a learner needs no record digests; they cost
+    time).
+
+    Example:
+        >>> make_game_env("dixit", {"reveal_captions": True}).unwrapped.record_observations
+        False
+    """
+    module = cluegym.env_module(game)
+    kwargs = dict(env_kwargs or {})
     if "record_observations" not in kwargs:
         try:
             return module.env(**kwargs, record_observations=False)

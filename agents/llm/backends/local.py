@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from cluegym.agents.hf import quiet_transformers
 from cluegym.agents.llm.backends.base import Backend
 from cluegym.agents.llm.backends.cache import ResponseCache, cache_dir
 from cluegym.agents.llm.backends.messages import Completion, Message, Sampling
@@ -68,7 +69,7 @@ def smollm2_folder() -> Path:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from transformers import AutoModelForCausalLM, AutoTokenizer  # deferred: transformers is heavy
 
-        with _quiet_transformers():
+        with quiet_transformers():
             tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
             quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
             config = quantized.config.to_dict()
@@ -99,23 +100,6 @@ def _file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-@contextlib.contextmanager
-def _quiet_transformers() -> Iterator[None]:
-    """Silence transformers' warnings and progress bars for the ``with`` block."""
-    from transformers.utils import logging as hf_logging  # deferred: transformers is heavy
-
-    verbosity = hf_logging.get_verbosity()
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
-
-
 def load_local_model(model: str | None = None) -> tuple[Any, Any]:
     """(tokenizer, model) for a local checkpoint, loaded once per process.
 
@@ -129,7 +113,7 @@ def load_local_model(model: str | None = None) -> tuple[Any, Any]:
         if path not in _MODELS:
             from transformers import AutoModelForCausalLM, AutoTokenizer  # deferred: transformers is heavy
 
-            with _quiet_transformers():
+            with quiet_transformers():
                 if path.endswith(".gguf"):
                     folder, name = str(Path(path).parent), Path(path).name
                     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
