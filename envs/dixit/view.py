@@ -66,10 +66,9 @@ class FinishedRounds:
             played = np.full((r, n), -1, dtype=np.int64)
             votes = np.full((r, n), -1, dtype=np.int64)
             points = np.full((r, n), -1, dtype=np.int64)
-        name = env.deck.card_ids.__getitem__  # env.card_id without its method call
         for i in range(start, len(records)):
             record = records[i]
-            summaries.append(to_charset(round_summary(record, name)))
+            summaries.append(to_charset(round_summary(record, env.card_id)))
             storytellers[i] = record.storyteller
             played[i] = record.played
             votes[i] = record.votes
