@@ -112,6 +112,10 @@ def _keyword_targets(vectors: _Vectors, history: tuple[str, ...]) -> tuple[np.nd
     return targets
 
 
+#: Entries a featurizer keeps per table (its context features, Alice's indices) before it
+#: drops them all: a game's few dozen keys, of any number of games.
+_MAX_KEPT = 4096
+
 #: :func:`_keyword_targets` by (embedding, history), oldest first.
 _TARGETS: dict[tuple[str, tuple[str, ...]], tuple[np.ndarray, np.ndarray]] = {}
 _MAX_TARGETS = 4096
@@ -182,6 +186,11 @@ class DecryptoFeatures(Featurizer):
         # what the context features are divided by: hints revealed per keyword, turn, tokens
         self._context_scale = np.array([max_turns] * num_keywords + [max_turns, miscommunication_limit,
                                                                      interception_limit], dtype=np.float64)
+        # The context features by (history, turn, tokens); Alice's keyword vectors (one game's
+        # keywords); the digit and row indices of her candidates by (code, candidates).
+        self._contexts: dict[tuple[Any, ...], np.ndarray] = {}
+        self._keyword_vectors: LastResult[np.ndarray] = LastResult()
+        self._digit_rows: dict[tuple[tuple[int, ...], int], tuple[np.ndarray, np.ndarray]] = {}
         self._n_matrices = (1 if seat == "bob" else 0) + (2 if self.history else 0)
         # Layout [choices x per_choice | context] (see cluegym.training.policies).
         self.per_choice = code_length * 4 + 1 if seat == "alice" else 2 * self._n_matrices + 1
@@ -198,12 +207,26 @@ class DecryptoFeatures(Featurizer):
     def _common(self, observation: dict[str, Any], vector: np.ndarray) -> np.ndarray:
         """Write the context features (hints revealed per keyword, turn, tokens) at the end
         of ``vector``; returns it."""
-        values = [sum(map(bool, hints)) for hints in observation["hint_history"]]
-        values.append(float(observation["turn"]))
-        values.extend(observation["tokens"])
-        # Small integers over small integers: the float64 quotient rounds to the float32 one
-        # (a quotient rounded twice, to 53 then 24 bits, is the quotient rounded once).
-        vector[self.n_choices * self.per_choice:] = np.array(values, dtype=np.float64) / self._context_scale
+        history, turn, tokens = observation["hint_history"], observation["turn"], observation["tokens"]
+        try:
+            # Kept per value: every decision of a turn (and every turn a seat's context does
+            # not change) reads the same few numbers, and their arrays cost ~20 us to make.
+            key = (history, turn, *tokens)
+            context = self._contexts.get(key)
+        except TypeError:  # an unhashable history (lists): computed, not kept
+            key = context = None
+        if context is None:
+            values = [sum(map(bool, hints)) for hints in history]
+            values.append(float(turn))
+            values.extend(tokens)
+            # Small integers over small integers: the float64 quotient rounds to the float32
+            # one (a quotient rounded twice, to 53 then 24 bits, is the quotient rounded once).
+            context = (np.array(values, dtype=np.float64) / self._context_scale).astype(np.float32)
+            if key is not None:
+                if len(self._contexts) >= _MAX_KEPT:
+                    self._contexts.clear()
+                self._contexts[key] = context
+        vector[self.n_choices * self.per_choice:] = context
         return vector
 
     def features(self, observation: dict[str, Any], info: dict[str, Any],
@@ -244,10 +267,28 @@ class DecryptoFeatures(Featurizer):
         build, numpy's calls as Python)."""
         return code_scores(sims, self.code_digits, legal)
 
+    def _indices(self, digits: list[int], count: int) -> tuple[np.ndarray, np.ndarray]:
+        """``digits`` repeated ``count`` times and the row numbers beside them (int64, read-
+        only): where Alice's features read each candidate word's own keyword. Kept: a game
+        has 24 codes and a few candidate counts."""
+        key = (tuple(digits), count)
+        kept = self._digit_rows.get(key)
+        if kept is None:
+            if len(self._digit_rows) >= _MAX_KEPT:
+                self._digit_rows.clear()
+            tiled = np.array(digits * count, dtype=np.int64)  # np.tile's values, without its dispatch
+            rows = np.arange(len(tiled))
+            tiled.flags.writeable = rows.flags.writeable = False
+            kept = self._digit_rows[key] = (tiled, rows)
+        return kept
+
     def _alice(self, observation: dict[str, Any], candidates: Sequence[Sequence[str]]) -> np.ndarray:
         keywords = list(observation["keywords"])
         code = [int(d) - 1 for d in observation["code"]]
-        kw_vecs = self.vectors.matrix(keywords)
+        key = tuple(keywords)
+        kw_vecs = self._keyword_vectors.get(key)
+        if kw_vecs is None:  # the matrix is only read (by the products below)
+            kw_vecs = self._keyword_vectors.keep(key, self.vectors.matrix(keywords))
         _, hist_means = _history_targets(self.vectors, observation["hint_history"])
         vector, feats = self._vector()
         triples = [list(triple) for triple in list(candidates)[: self.n_candidates]]
@@ -256,8 +297,7 @@ class DecryptoFeatures(Featurizer):
             # Every candidate at once: one matrix of all their words (a word's similarities
             # are its own row, whatever rows surround it).
             vecs = self.vectors.matrix([word for triple in triples for word in triple])
-            digits = np.tile(np.asarray(code[:length], dtype=np.int64), len(triples))
-            rows = np.arange(len(digits))
+            digits, rows = self._indices(code[:length], len(triples))
             # candidate x digit x (own, best other) per matrix: a view of the features (the
             # last axis split in two, which a reshape does without a copy)
             shape = (len(triples), length)
@@ -383,12 +423,12 @@ class HintCandidates:
         # hint checks of the ranking are the cost), or to the limit when used words eat it.
         needed = (self.n - 1) * self.stride + 1
         fresh = {d: rankings[d].fresh(used, needed) for d in set(code)}
+        columns = [fresh[d] for d in code]
+        # Ranks 0, stride, 2 * stride, ... while every digit's column has that rank.
+        depth = min(map(len, columns)) if columns else self.n * self.stride
         candidates = []
-        for i in range(self.n):
-            rank = i * self.stride
-            if any(rank >= len(fresh[d]) for d in code):
-                break
-            triple = tuple(fresh[d][rank] for d in code)
+        for rank in range(0, min(self.n * self.stride, depth), self.stride):
+            triple = tuple([column[rank] for column in columns])
             if len(set(triple)) == len(triple):
                 candidates.append(triple)
         return candidates
