@@ -222,6 +222,7 @@ class DecryptoFeatures(Featurizer):
             # Small integers over small integers: the float64 quotient rounds to the float32
             # one (a quotient rounded twice, to 53 then 24 bits, is the quotient rounded once).
             context = (np.array(values, dtype=np.float64) / self._context_scale).astype(np.float32)
+            context.flags.writeable = False  # kept and copied into each vector, never changed
             if key is not None:
                 if len(self._contexts) >= _MAX_KEPT:
                     self._contexts.clear()
