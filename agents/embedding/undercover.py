@@ -46,6 +46,10 @@ _POINTS = LRUCache(4096)
 #: descriptions, own word).
 _FITS = LRUCache(8192)
 
+#: The last descriptions table :meth:`EmbeddingUndercoverPlayer._said_by` read (hashable:
+#: immutable all through), and what it read of it.
+_SAID_BY: list[Any] = [None, None]
+
 #: Said when no vocabulary word can describe the word (e.g. the embedding does not know it).
 VAGUE_DESCRIPTION = "It is hard to put into words."
 
@@ -117,12 +121,23 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
     # ------------------------------------------------------------- reading
     @staticmethod
     def _said_by(observation: dict[str, Any]) -> dict[int, list[str]]:
-        """Each player's real descriptions so far (silences dropped)."""
+        """Each player's real descriptions so far (silences dropped). Shared: read it, do not
+        change it (the last table's is kept: every player reads the same table at a step,
+        once for its beliefs and once more for its vote)."""
+        rows = observation["descriptions"]
+        kept_rows, kept = _SAID_BY
+        if kept is not None and (kept_rows is rows or kept_rows == rows):
+            return kept
         out: dict[int, list[str]] = {}
-        for row in observation["descriptions"]:
+        for row in rows:
             for player, text in enumerate(row):
                 if text and text != SILENCE:
                     out.setdefault(player, []).append(str(text))
+        try:
+            hash(rows)  # kept only when nothing in it can change (no lists)
+        except TypeError:
+            return out
+        _SAID_BY[:] = [rows, out]
         return out
 
     def _fits(self, said: dict[int, list[str]], me: int, word: str) -> dict[int, float]:
@@ -164,7 +179,8 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
         if not said or not own.any():
             return None
         players = [me, *sorted(said)]
-        points = np.stack([own, *(self._point(said[p]) for p in players[1:])])
+        # np.stack's rows (one dtype and length), without its Python-level checks
+        points = np.array([own, *[self._point(said[p]) for p in players[1:]]])
         civilians, undercover = (int(x) for x in observation["team_sizes"])
         best: tuple[float, tuple[int, ...]] | None = None
         n = len(players)
@@ -190,7 +206,8 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
             excluded = SaidFilter([word, *(t for texts in said.values() for t in texts)])
             pool = self.vocab.unsaid_neighbours(own, self.num_candidates, word, excluded)
             if pool:
-                sims = self.vocab.matrix[pool] @ centroid
+                # matrix[pool]'s rows, gathered from an index array (a list index costs twice)
+                sims = self.vocab.matrix.take(np.array(pool, dtype=np.intp), axis=0) @ centroid
                 other = self.vocab.words[pool[int(np.argmax(sims))]]
         belief: dict[str, Any] = {
             "self": "undercover" if me_undercover else "civilian",
@@ -213,7 +230,8 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
 
     @staticmethod
     def _unit(v: np.ndarray) -> np.ndarray:
-        n = float(np.linalg.norm(v))
+        flat = v.ravel(order="K")
+        n = float(np.sqrt(flat.dot(flat)))  # np.linalg.norm(v)'s own steps, without its dispatch
         return v / n if n > 0 else v
 
     # ---------------------------------------------------------------- acting

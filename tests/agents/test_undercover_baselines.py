@@ -222,6 +222,43 @@ def test_kept_fits_are_fresh_ones_and_change_no_game(env, monkeypatch, tmp_path)
     assert not module._FITS
 
 
+def test_kept_descriptions_table_and_unit_vectors_are_fresh_ones(env, monkeypatch, tmp_path):
+    """The players read one descriptions table at a step (beliefs, then vote): the last one
+    read is kept while it is immutable (tuples), never a list table that may change in place;
+    a unit vector is np.linalg.norm's, bit for bit; games with nothing kept are the same."""
+    from cluegym.agents.embedding import undercover as module
+
+    baseline = player(env)
+    obs = observation("bee", 0, {1: ["honey", "silence"], 2: ["wings"], 3: ["hive"]})
+    first = baseline._said_by(obs)
+    assert first == {1: ["honey", "silence"], 2: ["wings"], 3: ["hive"]}
+    assert baseline._said_by(dict(obs)) is first  # the same table: read once
+    listed = [list(row) for row in obs["descriptions"]]
+    assert baseline._said_by({"descriptions": listed}) == first
+    listed[1][4] = "pollen"  # changed in place: read again, not the kept reading
+    assert baseline._said_by({"descriptions": listed})[4] == ["pollen"]
+    assert module._SAID_BY[0] == obs["descriptions"]  # lists are never the kept table
+    rng = np.random.default_rng(5)
+    for v in [baseline.encoder.word("bee"), rng.normal(size=50).astype(np.float32),
+              rng.normal(size=(2, 50)).astype(np.float32)[:, 7], np.zeros(50, dtype=np.float32)]:
+        n = float(np.linalg.norm(v))
+        want = v / n if n > 0 else v
+        assert baseline._unit(v).tobytes() == want.tobytes()
+    expected = _records(tmp_path / "kept.jsonl")
+    monkeypatch.setattr(module, "_SAID_BY", _NeverKept())
+    assert _records(tmp_path / "fresh.jsonl") == expected
+
+
+class _NeverKept(list):
+    """A stand-in for the kept table that holds nothing (every reading is made afresh)."""
+
+    def __init__(self) -> None:
+        super().__init__([None, None])
+
+    def __setitem__(self, index, value) -> None:
+        pass
+
+
 def test_unsaid_neighbours_are_the_general_search(env):
     """The other-word candidates kept per own word and read on lazily are the words the
     general neighbour search with the same exclusions gives: with little said, with more
