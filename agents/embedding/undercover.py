@@ -125,19 +125,22 @@ class EmbeddingUndercoverPlayer(EmbeddingAgent):
         change it (the last table's is kept: every player reads the same table at a step,
         once for its beliefs and once more for its vote)."""
         rows = observation["descriptions"]
-        kept_rows, kept = _SAID_BY
-        if kept is not None and (kept_rows is rows or kept_rows == rows):
-            return kept
+        table = type(rows) is tuple  # the env's (an array or lists are read, never kept)
+        if table:
+            kept_rows, kept = _SAID_BY
+            if kept is not None and (kept_rows is rows or kept_rows == rows):
+                return kept
         out: dict[int, list[str]] = {}
         for row in rows:
             for player, text in enumerate(row):
                 if text and text != SILENCE:
                     out.setdefault(player, []).append(str(text))
-        try:
-            hash(rows)  # kept only when nothing in it can change (no lists)
-        except TypeError:
-            return out
-        _SAID_BY[:] = [rows, out]
+        if table:
+            try:
+                hash(rows)  # kept only when nothing in it can change (no lists inside)
+            except TypeError:
+                return out
+            _SAID_BY[:] = [rows, out]
         return out
 
     def _fits(self, said: dict[int, list[str]], me: int, word: str) -> dict[int, float]:

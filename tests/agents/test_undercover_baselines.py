@@ -238,6 +238,10 @@ def test_kept_descriptions_table_and_unit_vectors_are_fresh_ones(env, monkeypatc
     listed[1][4] = "pollen"  # changed in place: read again, not the kept reading
     assert baseline._said_by({"descriptions": listed})[4] == ["pollen"]
     assert module._SAID_BY[0] == obs["descriptions"]  # lists are never the kept table
+    as_array = np.array(obs["descriptions"])  # an array table: read, compared with nothing
+    assert baseline._said_by({"descriptions": as_array}) == first
+    assert baseline._said_by({"descriptions": tuple(map(list, obs["descriptions"]))}) == first
+    assert module._SAID_BY[0] == obs["descriptions"]
     rng = np.random.default_rng(5)
     for v in [baseline.encoder.word("bee"), rng.normal(size=50).astype(np.float32),
               rng.normal(size=(2, 50)).astype(np.float32)[:, 7], np.zeros(50, dtype=np.float32)]:
