@@ -61,6 +61,9 @@ Usage:
 ``--default-opponents`` adds a row ``sb3-def``: the SB3 view with the game's default opponents
 and delegate (``DEFAULT_AGENTS``: the embedding baselines ``cluegym train`` plays against)
 instead of random players, so its rate includes what those baselines cost (no floor verdict).
+Before it, what the baselines compute once per process is computed (``Setup.warm_defaults``,
+unless ``--cold``): Dixit's vision agents' class probabilities of every card, Undercover's
+GloVe players' rankings of every word of the shipped pairs.
 
 ``--ppo STEPS`` also trains sb3-contrib's ``MaskablePPO`` with the project's defaults
 (``DEFAULT_ALGO_KWARGS["maskable_ppo"]``, ``TrainConfig``'s 4 envs in one process) on the SB3
@@ -141,6 +144,25 @@ def _warm_dixit_defaults() -> None:
     class_probabilities(deck.images(deck.card_ids, tuple(env.image_size)), grid=VisionAgent.DEFAULT_GRID)
 
 
+def _warm_undercover_defaults() -> None:
+    """The default opponents' (GloVe baselines') rankings of every word of the shipped pairs,
+    at the depths they ask (their descriptions' neighbours, their inference's unsaid
+    candidates): each is the whole vocabulary's product with the word, made when a game first
+    deals it (~0.6 s for the 400 words here; a process's first ~500 games ran ~20% under the
+    ones after, 135 then 161-177 decisions per CPU-second in 6 s rounds). A training run meets
+    every pair within its first games."""
+    from cluegym.agents.embedding.speech import SaidFilter
+    from cluegym.envs.undercover.word_pairs import load_word_pairs
+
+    spec = cluegym.env_module("undercover").DEFAULT_AGENTS["*"]
+    env = cluegym.make("undercover")
+    player = make_agent(spec, game="undercover", seat="player_1", action_space=env.action_space("player_1"))
+    for word in sorted({word for pair in load_word_pairs() for word in pair}):
+        vector = player.encoder.word(word)
+        player.vocab.neighbours(vector, player.k)
+        player.vocab.unsaid_neighbours(vector, player.num_candidates, word, SaidFilter([word]))
+
+
 def _warm_decrypto() -> None:
     """Word vectors of the random players' hints (the shipped hint vocabulary, ~5,000 words:
     what Eve's features look up), in one batch, and each word's forms for the hint rule's
@@ -159,7 +181,8 @@ def _warm_decrypto() -> None:
 #: The games with a learner task. Taboo has one learning seat (the defender's guess).
 SETUPS: dict[str, Setup] = {
     "decrypto": Setup("eve", "all", warm=_warm_decrypto),
-    "undercover": Setup("player_0", "all", task_options={"speaker": "random"}),
+    "undercover": Setup("player_0", "all", task_options={"speaker": "random"},
+                        warm_defaults=_warm_undercover_defaults),
     "taboo": Setup("defender", "defender", task_options={"speaker": "random"}),
     "dixit": Setup("player_0", "all", env_kwargs={"reveal_captions": True}, task_options={"player": "random"},
                    warm=_warm_dixit, warm_defaults=_warm_dixit_defaults),

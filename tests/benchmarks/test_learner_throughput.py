@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+import cluegym
 from cluegym.benchmarks.learner_throughput import (
     BREAKDOWN_PARTS, SETUPS, main, measure_multiseat, measure_raw_random, measure_selfplay, selfplay_breakdown,
 )
@@ -159,6 +160,29 @@ def test_decrypto_warm_up_encodes_the_random_hints_vocabulary():
     assert (source, vocabulary[-1]) not in WORD_CACHE
     SETUPS["decrypto"].warm()
     assert all((source, word) in WORD_CACHE for word in vocabulary)
+
+
+def test_undercover_defaults_warm_up_ranks_every_pair_word():
+    """Undercover's default-opponents warm-up leaves the baselines' ranking of every word of
+    the shipped pairs kept, at the depth a description asks (the steady state of a training
+    run, which meets every pair in its first games): asking for one again is a cache hit."""
+    from cluegym.agents import make_agent
+    from cluegym.envs.undercover.word_pairs import load_word_pairs
+
+    env = cluegym.make("undercover")
+    player = make_agent("glove", game="undercover", seat="player_2", action_space=env.action_space("player_2"))
+    words = sorted({word for pair in load_word_pairs() for word in pair})
+    depth = 4 * player.k + 64  # Vocabulary.neighbours' first depth
+    player.vocab._rankings.clear()
+    SETUPS["undercover"].warm_defaults()
+    known = [word for word in words if player.encoder.word(word).any()]
+    assert len(known) > 300
+    misses = player.vocab._rankings.misses
+    for word in known:
+        player.vocab.neighbours(player.encoder.word(word), player.k)
+    assert player.vocab._rankings.misses == misses
+    vector = player.encoder.word(known[0])
+    assert player.vocab._rankings.get((vector.tobytes(), vector.dtype.str, depth)) is not None
 
 
 def test_default_opponents_row_times_the_view_against_the_baselines(capsys):
