@@ -148,9 +148,9 @@ def _warm_undercover_defaults() -> None:
     """The default opponents' (GloVe baselines') rankings of every word of the shipped pairs,
     at the depths they ask (their descriptions' neighbours, their inference's unsaid
     candidates): each is the whole vocabulary's product with the word, made when a game first
-    deals it (~2.8 CPU-seconds for the 400 words here; a process's first ~500 games ran ~20% under the
-    ones after, 135 then 161-177 decisions per CPU-second in 6 s rounds). A training run meets
-    every pair within its first games."""
+    deals it (~2.8 CPU-seconds for the 400 words here; a process's first ~500 games ran ~20%
+    under the ones after, 135 then 161-177 decisions per CPU-second in 6 s rounds). A training
+    run meets every pair within its first games."""
     from cluegym.agents.embedding.speech import SaidFilter
     from cluegym.envs.undercover.word_pairs import load_word_pairs
 
