@@ -38,6 +38,7 @@ from typing import Any, Callable, Sequence
 import gymnasium
 import numpy as np
 
+from cluegym.agents.encoders.cache import LRUCache
 from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.core.data import word_list_option
 from cluegym.envs.core.matching import word_forms
@@ -112,8 +113,8 @@ def _keyword_targets(vectors: _Vectors, history: tuple[str, ...]) -> tuple[np.nd
     return targets
 
 
-#: Entries a featurizer keeps per table (its context features, Alice's indices) before it
-#: drops them all: a game's few dozen keys, of any number of games.
+#: Entries a featurizer keeps per table (its context features, Alice's indices), least
+#: recently used dropped: a game's few dozen keys, of any number of games.
 _MAX_KEPT = 4096
 
 #: :func:`_keyword_targets` by (embedding, history), oldest first.
@@ -188,9 +189,9 @@ class DecryptoFeatures(Featurizer):
                                                                      interception_limit], dtype=np.float64)
         # The context features by (history, turn, tokens); Alice's keyword vectors (one game's
         # keywords); the digit and row indices of her candidates by (code, candidates).
-        self._contexts: dict[tuple[Any, ...], np.ndarray] = {}
+        self._contexts = LRUCache(_MAX_KEPT)
         self._keyword_vectors: LastResult[np.ndarray] = LastResult()
-        self._digit_rows: dict[tuple[tuple[int, ...], int], tuple[np.ndarray, np.ndarray]] = {}
+        self._digit_rows = LRUCache(_MAX_KEPT)
         self._n_matrices = (1 if seat == "bob" else 0) + (2 if self.history else 0)
         # Layout [choices x per_choice | context] (see cluegym.training.policies).
         self.per_choice = code_length * 4 + 1 if seat == "alice" else 2 * self._n_matrices + 1
@@ -224,9 +225,7 @@ class DecryptoFeatures(Featurizer):
             context = (np.array(values, dtype=np.float64) / self._context_scale).astype(np.float32)
             context.flags.writeable = False  # kept and copied into each vector, never changed
             if key is not None:
-                if len(self._contexts) >= _MAX_KEPT:
-                    self._contexts.clear()
-                self._contexts[key] = context
+                self._contexts.put(key, context)
         vector[self.n_choices * self.per_choice:] = context
         return vector
 
@@ -275,12 +274,11 @@ class DecryptoFeatures(Featurizer):
         key = (tuple(digits), count)
         kept = self._digit_rows.get(key)
         if kept is None:
-            if len(self._digit_rows) >= _MAX_KEPT:
-                self._digit_rows.clear()
             tiled = np.array(digits * count, dtype=np.int64)  # np.tile's values, without its dispatch
             rows = np.arange(len(tiled))
             tiled.flags.writeable = rows.flags.writeable = False
-            kept = self._digit_rows[key] = (tiled, rows)
+            kept = (tiled, rows)
+            self._digit_rows.put(key, kept)
         return kept
 
     def _alice(self, observation: dict[str, Any], candidates: Sequence[Sequence[str]]) -> np.ndarray:

@@ -24,10 +24,10 @@ def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs
 
     Each copy is wrapped in SB3's ``Monitor`` (episode returns and lengths, plus the unshaped
     ``game_return``) and seeded ``seed + i``. With ``"subproc"`` the game's ``preload()`` runs
-    here before the workers are forked, so that they share what it reads (Dixit's deck). The ``DummyVecEnv`` returns each step's infos
-    as copies of the envs' info dicts and their arrays instead of SB3's deep copy: the
-    values in them are new at every step, so the copies are as independent (4.5-9.7% less
-    CPU a decision in the vectorised env).
+    here before the workers are forked, so that they share what it reads (Dixit's deck). The
+    ``DummyVecEnv`` returns each step's infos as copies of the envs' info dicts and their
+    arrays instead of SB3's deep copy: the values in them are new at every step, so the
+    copies are as independent (4.5-9.7% less CPU a decision in the vectorised env).
 
     Args:
         n_envs: number of envs.
