@@ -30,6 +30,8 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +86,12 @@ TYPED_ONLY_PACKAGES = {"cluegym.wrappers": "wrappers"}
 #: Every package with compiled modules -> its source folder.
 SOURCE_FOLDERS = {**COMPILED_PACKAGES, **TYPED_ONLY_PACKAGES}
 MANIFEST_PACKAGE, MANIFEST_NAME = "cluegym", "_compiled.json"
+#: The profile of the profile-guided build (``cluegym.compiled.pgo_flags``; scripts/setup.sh
+#: makes it): in the checkout's build folder, never in a wheel or the repository.
+PGO_DIR = ROOT / "build" / "pgo"
+#: Where the objects of a profile-guided build go: one folder for both of its builds, since
+#: GCC names a profile by its object's absolute path (pip's builds use a new folder each).
+PGO_BUILD_TEMP = ROOT / "build" / "pgo-objects"
 
 
 def _compiled_sources() -> dict[str, tuple[str, Path]]:
@@ -179,6 +187,40 @@ class BuildExt(build_ext):
         super().finalize_options()
         if self.parallel is None:  # ~45 modules: compile them on every core
             self.parallel = os.cpu_count() or 1
+        if os.environ.get(_compiled_helpers().PGO_SWITCH, "").strip().lower() not in ("0", "off", "no", "false"):
+            self.build_temp = str(PGO_BUILD_TEMP)  # see PGO_BUILD_TEMP (scratch either way)
+
+    def build_extensions(self) -> None:
+        self.pgo_mode = self._profile_guided()
+        super().build_extensions()
+
+    def _profile_guided(self) -> str:
+        """Add the profile-guided build's flags (``CLUEGYM_PGO``, see
+        ``cluegym.compiled.pgo_flags``) to every extension where the compiler takes them;
+        return the mode applied."""
+        helpers = _compiled_helpers()
+        command = list(getattr(self.compiler, "compiler_so", None) or [])
+        try:
+            version = subprocess.run([command[0], "--version"], capture_output=True, text=True, timeout=60).stdout
+        except (IndexError, OSError, subprocess.SubprocessError):
+            version = ""
+        mode, compile_flags, link_flags = helpers.pgo_flags(os.environ.get(helpers.PGO_SWITCH, ""), version, PGO_DIR)
+        if mode == "off":
+            return mode
+        # A flag this compiler refuses would fail every (optional) extension, which would then
+        # run as Python: try them on an empty file first.
+        with tempfile.TemporaryDirectory() as scratch:
+            probe = subprocess.run([*command, *compile_flags, "-x", "c", "-c", "-", "-o", f"{scratch}/probe.o"],
+                                   input="int cluegym_probe;\n", capture_output=True, text=True)
+        if probe.returncode != 0:
+            print(f"cluegym: the compiler refuses the profile-guided build's flags; plain build ({probe.stderr[:200]})")
+            return "off"
+        print(f"cluegym: profile-guided build: {mode} (profile in {PGO_DIR})")
+        self.force = True  # the extensions built before with other flags (up to date by time) are rebuilt
+        for ext in self.extensions:
+            ext.extra_compile_args = [*ext.extra_compile_args, *compile_flags]
+            ext.extra_link_args = [*ext.extra_link_args, *link_flags]
+        return mode
 
     def run(self) -> None:
         sources = _compiled_sources()
@@ -203,7 +245,8 @@ class BuildExt(build_ext):
             }
         path = Path(self.get_ext_fullpath(MANIFEST_PACKAGE + ".x")).parent / MANIFEST_NAME
         if manifest:
-            path.write_text(json.dumps({"packages": manifest}, indent=1, sort_keys=True) + "\n")
+            body = {"packages": manifest, "pgo": getattr(self, "pgo_mode", "off")}
+            path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
         else:
             path.unlink(missing_ok=True)
 

@@ -42,6 +42,56 @@ from typing import Any
 OFF_SWITCH = "CLUEGYM_PURE_PYTHON"
 #: The build's manifest, in the cluegym package's folder (setup.py writes it).
 MANIFEST_NAME = "_compiled.json"
+#: The environment variable that chooses the profile-guided build (see :func:`pgo_flags`).
+PGO_SWITCH = "CLUEGYM_PGO"
+
+
+def pgo_flags(mode: str, compiler_version: str, profile_dir: Path) -> tuple[str, list[str], list[str]]:
+    """The compiler's flags for a profile-guided build (GCC's PGO) of the compiled modules.
+
+    ``scripts/setup.sh`` builds the package twice where GCC is: once instrumented
+    (``generate``: every run of a build writes its branch and call counts under
+    ``profile_dir``), then, after :mod:`cluegym.benchmarks.pgo` has played every game with
+    that build, optimized with those counts (``use``): the hot paths laid out together and
+    the cold ones (the error handling Cython writes around every call) moved aside, for
+    10-26% more env steps per second from the same code (docs/performance.md,
+    "Twenty-seventh pass"). The same source and semantics: only the machine code's layout,
+    inlining and branch order change.
+
+    GCC names a profile by its object file's absolute path, so both builds put their objects
+    in the same folder (setup.py's ``PGO_BUILD_TEMP``).
+
+    Args:
+        mode: :data:`PGO_SWITCH`'s value: ``"generate"``, ``"use"``, ``"off"`` (or ``"0"``),
+            or ``""`` / ``"auto"``: ``use`` where ``profile_dir`` holds a profile, else ``off``.
+        compiler_version: the C compiler's ``--version`` text ("" if unknown): only GCC
+            (its text names the Free Software Foundation) gets the flags; another compiler
+            builds without them.
+        profile_dir: where the counts are written and read.
+
+    Returns:
+        ``(mode applied, compile flags, link flags)``; ``("off", [], [])`` for a plain build.
+
+    Example:
+        >>> pgo_flags("off", "gcc (Debian 12.2.0) 12.2.0 ... Free Software Foundation", Path("build/pgo"))
+        ('off', [], [])
+    """
+    mode = (mode or "auto").strip().lower()
+    if mode in ("0", "off", "no", "false") or "Free Software Foundation" not in compiler_version:
+        return "off", [], []
+    if mode not in ("auto", "generate", "use"):
+        raise ValueError(f"{PGO_SWITCH}={mode!r}: use generate, use, off or auto")
+    if mode == "generate":
+        # single: the counters of one thread (the training run is single-threaded; atomic
+        # updates would make it slower, not its counts truer).
+        return "generate", [f"-fprofile-generate={profile_dir}", "-fprofile-update=single"], ["-fprofile-generate"]
+    if not any(profile_dir.rglob("*.gcda")):
+        return "off", [], []
+    # partial-training: what the training did not run (error paths, other options) is
+    # optimized as in a plain build, not for size as never run. A module edited since the
+    # training keeps the counts of its unchanged functions; the others build as without.
+    return "use", [f"-fprofile-use={profile_dir}", "-fprofile-partial-training", "-Wno-missing-profile",
+                   "-Wno-coverage-mismatch"], []
 
 
 def source_digest(path: Path) -> str:

@@ -18,7 +18,8 @@ import pytest
 
 import cluegym
 from cluegym.compiled import (
-    MANIFEST_NAME, OFF_SWITCH, CompiledModuleFinder, compiled_modules, read_manifest, source_digest,
+    MANIFEST_NAME, OFF_SWITCH, PGO_SWITCH, CompiledModuleFinder, compiled_modules, pgo_flags, read_manifest,
+    source_digest,
 )
 
 MANIFEST = Path(cluegym.compiled.__file__).with_name(MANIFEST_NAME)
@@ -123,6 +124,64 @@ def test_the_installed_game_layer_runs_compiled():
     views = {name for name in modules if name.startswith("cluegym.wrappers.")}
     assert views and all(modules[name][0].with_suffix(".pxd").is_file() for name in views)
 
+
+
+GCC_VERSION = "gcc (Debian 12.2.0-14) 12.2.0\nCopyright (C) 2022 Free Software Foundation, Inc.\n"
+CLANG_VERSION = "Debian clang version 14.0.6\nTarget: x86_64-pc-linux-gnu\n"
+
+
+def test_the_profile_guided_build_generates_then_uses_a_profile_with_gcc(tmp_path):
+    profile = tmp_path / "pgo"
+    mode, compile_flags, link_flags = pgo_flags("generate", GCC_VERSION, profile)
+    assert mode == "generate" and f"-fprofile-generate={profile}" in compile_flags
+    assert link_flags == ["-fprofile-generate"]
+    # No profile yet: "use" and the default ("auto", "") build plainly.
+    for asked in ("use", "auto", ""):
+        assert pgo_flags(asked, GCC_VERSION, profile) == ("off", [], [])
+    # GCC writes a profile under the object's absolute path.
+    counts = profile / "work" / "build" / "pgo-objects" / "build" / "cython" / "envs" / "core" / "base.gcda"
+    counts.parent.mkdir(parents=True)
+    counts.write_bytes(b"counts")
+    for asked in ("use", "auto", "", " USE "):
+        mode, compile_flags, link_flags = pgo_flags(asked, GCC_VERSION, profile)
+        assert mode == "use" and link_flags == []
+        # A stale or missing profile of one module must not fail its (optional) build.
+        assert {f"-fprofile-use={profile}", "-fprofile-partial-training", "-Wno-coverage-mismatch",
+                "-Wno-missing-profile"} <= set(compile_flags)
+
+
+def test_the_profile_guided_build_is_off_on_request_and_for_other_compilers(tmp_path):
+    profile = tmp_path / "pgo"
+    profile.mkdir()
+    (profile / "x.gcda").write_bytes(b"counts")
+    for asked in ("off", "0", "no", "false", "OFF"):
+        assert pgo_flags(asked, GCC_VERSION, profile) == ("off", [], [])
+    for version in (CLANG_VERSION, ""):  # clang reads another profile format; unknown compiler
+        assert pgo_flags("generate", version, profile) == ("off", [], [])
+    with pytest.raises(ValueError, match="CLUEGYM_PGO='fast': use generate, use, off or auto"):
+        pgo_flags("fast", GCC_VERSION, profile)
+
+
+def _gcc_version() -> str:
+    compiler = shutil.which("gcc")
+    if compiler is None:
+        return ""
+    return subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(os.environ.get(PGO_SWITCH, "").strip().lower() in ("0", "off", "no", "false"),
+                    reason="the profile-guided build is off on request")
+def test_the_installed_game_layer_is_the_profile_guided_build():
+    # scripts/setup.sh builds it where GCC is (instrumented, trained, built again): a failed
+    # training or a refused flag would build plainly, 10-26% slower, and nothing else would say so.
+    if not read_manifest(MANIFEST):
+        pytest.skip("nothing is compiled here")
+    if "Free Software Foundation" not in _gcc_version():
+        pytest.skip("no GCC here: the build is a plain one")
+    mode = json.loads(MANIFEST.read_text()).get("pgo")
+    assert mode == "use", (f"the installed build's profile-guided mode is {mode!r}: run `bash scripts/setup.sh` "
+                           "(it trains the profile in build/pgo and builds from it; build/pgo.log says why a "
+                           "training run failed)")
 
 
 def test_an_edit_to_one_typed_module_runs_its_whole_group_as_python(tmp_path):

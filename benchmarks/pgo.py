@@ -1,0 +1,106 @@
+"""The training run of the profile-guided build: every game played as the benchmarks play it.
+
+Where GCC builds the package, ``scripts/setup.sh`` builds it instrumented
+(``CLUEGYM_PGO=generate``), runs this module, and builds it again from the counts the run
+left in ``build/pgo/`` (``CLUEGYM_PGO=use``; :func:`cluegym.compiled.pgo_flags`). The
+compiler lays out for speed what ran here: each registered game's scripted loop of
+:mod:`cluegym.benchmarks.throughput`, with and without record digests, and its SB3 and
+multi-seat learning views with random players (:mod:`cluegym.benchmarks.learner_throughput`).
+What did not run here (error paths, other options) is built as in a plain build.
+
+Run it on a build that is not instrumented and it only plays (nothing is recorded): that is
+how the tests check it.
+
+Usage:
+    python -m cluegym.benchmarks.pgo                    # ~1 minute
+    python -m cluegym.benchmarks.pgo --seconds 0.2 --no-views
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+import cluegym
+from cluegym.benchmarks.throughput import measure
+
+#: Seconds each game's scripted loop plays per mode (with and without digests) by default.
+DEFAULT_SECONDS = 3.0
+#: Seconds each learning view plays by default.
+DEFAULT_VIEW_SECONDS = 1.0
+
+
+def build_mode() -> str:
+    """The installed build's profile-guided mode (``"generate"``, ``"use"`` or ``"off"``), from
+    its manifest; ``"off"`` where nothing was compiled."""
+    try:
+        return json.loads((Path(cluegym.__file__).parent / "_compiled.json").read_text()).get("pgo", "off")
+    except (OSError, ValueError, AttributeError):
+        return "off"
+
+
+def train(games: list[str] | None = None, seconds: float = DEFAULT_SECONDS, views: bool = True,
+          view_seconds: float = DEFAULT_VIEW_SECONDS, progress: bool = True) -> dict[str, float]:
+    """Play every part of the training run; return each part's steps (or decisions) per second.
+
+    Args:
+        games: the games to play (default: every registered game).
+        seconds: how long each game's scripted loop plays, per mode.
+        views: also play the learning views (SB3 and multi-seat) of each game.
+        view_seconds: how long each view plays.
+        progress: show a progress bar.
+
+    Example:
+        >>> rates = train(["taboo"], seconds=0.1, views=False, progress=False)
+        >>> sorted(rates)
+        ['taboo (digests)', 'taboo (no digests)']
+    """
+    games = list(games) if games is not None else cluegym.registered_games()
+    parts = [(game, digests) for game in games for digests in (True, False)]
+    if views:
+        parts += [(game, view) for game in games for view in ("sb3", "multi-seat")]
+    rates: dict[str, float] = {}
+    for game, part in tqdm(parts, desc="profile-guided build: training run", disable=not progress, unit="part"):
+        if type(part) is bool:
+            label = f"{game} ({'digests' if part else 'no digests'})"
+            rates[label] = measure(game, seconds, record_observations=part)[0]
+            continue
+        # Imported here: the views pull in the learning stack (torch), which the loops do not need.
+        from cluegym.benchmarks.learner_throughput import SETUPS, measure_multiseat, measure_selfplay
+
+        measure_view = measure_selfplay if part == "sb3" else measure_multiseat
+        rates[f"{game} ({part} view)"] = measure_view(game, SETUPS[game], view_seconds).decisions_s
+    return rates
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="*", help="games to play (default: every registered game)")
+    parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS,
+                        help=f"seconds per game and mode (default {DEFAULT_SECONDS})")
+    parser.add_argument("--view-seconds", type=float, default=DEFAULT_VIEW_SECONDS,
+                        help=f"seconds per learning view (default {DEFAULT_VIEW_SECONDS})")
+    parser.add_argument("--no-views", action="store_true", help="play the games' loops only")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or args.view_seconds <= 0:
+        parser.error("--seconds and --view-seconds must be positive")
+    mode = build_mode()
+    if mode != "generate":
+        print(f"note: this build is not instrumented (profile-guided mode {mode!r}): the run records nothing",
+              file=sys.stderr)
+    start = time.perf_counter()
+    rates = train(args.games, args.seconds, not args.no_views, args.view_seconds, not args.no_progress)
+    for label, rate in rates.items():
+        print(f"{label:32s} {rate:10.0f} /s")
+    print(f"training run: {time.perf_counter() - start:.0f} s (build mode {mode})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
