@@ -23,6 +23,11 @@ Decrypto's per-code scores in C floats); the others measured no faster compiled.
 writes ``cluegym/_compiled.json`` (in the wheel or the checkout), the digest of each compiled
 module's source, which ``cluegym.compiled`` reads to load a build only while its source is
 unchanged. Any module that fails to compile runs as Python.
+
+Where the compiler is GCC, every extension can be a profile-guided build (``CLUEGYM_PGO``:
+``generate`` builds it instrumented, ``use`` from the counts in ``build/pgo``, ``off`` plainly;
+unset, the counts are used where they are): ``scripts/setup.sh`` runs the three steps, and the
+manifest records the mode (``cluegym.compiled.pgo_flags``, docs/performance.md).
 """
 
 import functools
@@ -192,6 +197,11 @@ class BuildExt(build_ext):
 
     def build_extensions(self) -> None:
         self.pgo_mode = self._profile_guided()
+        # The extensions a "use" build found no profile for (GCC says nothing, as asked:
+        # -Wno-missing-profile): the manifest lists them, and a test checks the game layer's.
+        self.pgo_missing = sorted(ext.name for ext in self.extensions if self.pgo_mode == "use" and not any(
+            PGO_DIR.joinpath(*Path(obj).resolve().with_suffix(".gcda").parts[1:]).is_file()
+            for obj in self.compiler.object_filenames(ext.sources, output_dir=self.build_temp)))
         super().build_extensions()
 
     def _profile_guided(self) -> str:
@@ -245,7 +255,8 @@ class BuildExt(build_ext):
             }
         path = Path(self.get_ext_fullpath(MANIFEST_PACKAGE + ".x")).parent / MANIFEST_NAME
         if manifest:
-            body = {"packages": manifest, "pgo": getattr(self, "pgo_mode", "off")}
+            body = {"packages": manifest, "pgo": getattr(self, "pgo_mode", "off"),
+                    "pgo_missing": getattr(self, "pgo_missing", [])}
             path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
         else:
             path.unlink(missing_ok=True)

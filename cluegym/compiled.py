@@ -54,7 +54,7 @@ def pgo_flags(mode: str, compiler_version: str, profile_dir: Path) -> tuple[str,
     ``profile_dir``), then, after :mod:`cluegym.benchmarks.pgo` has played every game with
     that build, optimized with those counts (``use``): the hot paths laid out together and
     the cold ones (the error handling Cython writes around every call) moved aside, for
-    10-26% more env steps per second from the same code (docs/performance.md,
+    11-18% more env steps per second from the same code (docs/performance.md,
     "Twenty-seventh pass"). The same source and semantics: only the machine code's layout,
     inlining and branch order change.
 

@@ -9,7 +9,7 @@
 # torch is installed first and pinned to the local CPU wheel: an unpinned torch would pull a
 # CUDA build of several GB. Where GCC is, the compiled game layer is a profile-guided build
 # (built instrumented, trained by `python -m cluegym.benchmarks.pgo`, built again from its
-# counts: 10-26% more env steps per second, ~5 minutes more on two cores; CLUEGYM_PGO=off
+# counts: 11-18% more env steps per second, ~5 minutes more on two cores; CLUEGYM_PGO=off
 # skips it). Safe to rerun: finished steps are quick no-ops, and the profile is kept while the
 # compiled sources and the compiler are the ones it was trained on.
 set -euo pipefail

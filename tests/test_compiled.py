@@ -173,15 +173,22 @@ def _gcc_version() -> str:
                     reason="the profile-guided build is off on request")
 def test_the_installed_game_layer_is_the_profile_guided_build():
     # scripts/setup.sh builds it where GCC is (instrumented, trained, built again): a failed
-    # training or a refused flag would build plainly, 10-26% slower, and nothing else would say so.
+    # training or a refused flag would build plainly, 11-18% slower, and nothing else would say so.
     if not read_manifest(MANIFEST):
         pytest.skip("nothing is compiled here")
     if "Free Software Foundation" not in _gcc_version():
         pytest.skip("no GCC here: the build is a plain one")
-    mode = json.loads(MANIFEST.read_text()).get("pgo")
+    manifest = json.loads(MANIFEST.read_text())
+    mode = manifest.get("pgo")
     assert mode == "use", (f"the installed build's profile-guided mode is {mode!r}: run `bash scripts/setup.sh` "
                            "(it trains the profile in build/pgo and builds from it; build/pgo.log says why a "
                            "training run failed)")
+    # Each module the training runs found its profile (GCC is silent about a missing one).
+    missing = set(manifest.get("pgo_missing", []))
+    for game in ("decrypto", "undercover", "taboo", "dixit"):
+        for module in ("env", "rules"):
+            assert f"cluegym.envs.{game}.{module}" not in missing, f"no profile for cluegym.envs.{game}.{module}"
+    assert not {"cluegym.envs.core.base", "cluegym.envs.core.record", "cluegym.envs.core._digest"} & missing
 
 
 def test_an_edit_to_one_typed_module_runs_its_whole_group_as_python(tmp_path):
