@@ -196,6 +196,12 @@ class BuildExt(build_ext):
             self.build_temp = str(PGO_BUILD_TEMP)  # see PGO_BUILD_TEMP (scratch either way)
 
     def build_extensions(self) -> None:
+        if self.compiler.compiler_type == "unix" and "CFLAGS" not in os.environ:
+            # No C debug info (Python's flags ask for -g): the same machine code, ~20% less
+            # compile time, which an install pays once or, profile-guided, twice. Set CFLAGS
+            # (e.g. "-g -O3") to choose the flags yourself.
+            for ext in self.extensions:
+                ext.extra_compile_args = [*ext.extra_compile_args, "-g0"]
         self.pgo_mode = self._profile_guided()
         # The extensions a "use" build found no profile for (GCC says nothing, as asked:
         # -Wno-missing-profile): the manifest lists them, and a test checks the game layer's.

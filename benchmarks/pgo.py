@@ -12,7 +12,7 @@ Run it on a build that is not instrumented and it only plays (nothing is recorde
 how the tests check it.
 
 Usage:
-    python -m cluegym.benchmarks.pgo                    # ~1 minute
+    python -m cluegym.benchmarks.pgo                    # ~35 s
     python -m cluegym.benchmarks.pgo --seconds 0.2 --no-views
 """
 
@@ -30,9 +30,9 @@ import cluegym
 from cluegym.benchmarks.throughput import measure
 
 #: Seconds each game's scripted loop plays per mode (with and without digests) by default.
-DEFAULT_SECONDS = 3.0
+DEFAULT_SECONDS = 2.0
 #: Seconds each learning view plays by default.
-DEFAULT_VIEW_SECONDS = 1.0
+DEFAULT_VIEW_SECONDS = 0.5
 
 
 def build_mode() -> str:

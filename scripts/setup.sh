@@ -87,7 +87,7 @@ else
 fi
 
 if [ "$PGO_MODE" = generate ]; then
-  echo "==> profile-guided build: training run (~1 minute), then the optimized build"
+  echo "==> profile-guided build: training run (~35 s), then the optimized build"
   mkdir -p "$PGO_DIR"
   if .venv/bin/python -m cluegym.benchmarks.pgo --no-progress >"$PGO_DIR.log" 2>&1; then
     pgo_key >"$PGO_DIR/key"
