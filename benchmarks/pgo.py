@@ -28,6 +28,7 @@ from tqdm import tqdm
 
 import cluegym
 from cluegym.benchmarks.throughput import measure
+from cluegym.compiled import MANIFEST_NAME
 
 #: Seconds each game's scripted loop plays per mode (with and without digests) by default.
 DEFAULT_SECONDS = 2.0
@@ -39,7 +40,7 @@ def build_mode() -> str:
     """The installed build's profile-guided mode (``"generate"``, ``"use"`` or ``"off"``), from
     its manifest; ``"off"`` where nothing was compiled."""
     try:
-        return json.loads((Path(cluegym.__file__).parent / "_compiled.json").read_text()).get("pgo", "off")
+        return json.loads(Path(cluegym.compiled.__file__).with_name(MANIFEST_NAME).read_text()).get("pgo", "off")
     except (OSError, ValueError, AttributeError):
         return "off"
 
@@ -61,20 +62,22 @@ def train(games: list[str] | None = None, seconds: float = DEFAULT_SECONDS, view
         ['taboo (digests)', 'taboo (no digests)']
     """
     games = list(games) if games is not None else cluegym.registered_games()
-    parts = [(game, digests) for game in games for digests in (True, False)]
-    if views:
-        parts += [(game, view) for game in games for view in ("sb3", "multi-seat")]
+    loops = [(game, digests) for game in games for digests in (True, False)]
+    views_played = [(game, view) for game in games for view in ("sb3", "multi-seat")] if views else []
     rates: dict[str, float] = {}
-    for game, part in tqdm(parts, desc="profile-guided build: training run", disable=not progress, unit="part"):
-        if type(part) is bool:
-            label = f"{game} ({'digests' if part else 'no digests'})"
-            rates[label] = measure(game, seconds, record_observations=part)[0]
-            continue
-        # Imported here: the views pull in the learning stack (torch), which the loops do not need.
-        from cluegym.benchmarks.learner_throughput import SETUPS, measure_multiseat, measure_selfplay
-
-        measure_view = measure_selfplay if part == "sb3" else measure_multiseat
-        rates[f"{game} ({part} view)"] = measure_view(game, SETUPS[game], view_seconds).decisions_s
+    with tqdm(total=len(loops) + len(views_played), desc="profile-guided build: training run",
+              disable=not progress, unit="part") as bar:
+        for game, digests in loops:
+            label = f"{game} ({'digests' if digests else 'no digests'})"
+            rates[label] = measure(game, seconds, record_observations=digests)[0]
+            bar.update()
+        if views_played:
+            # Imported here: the views pull in the learning stack (torch), which the loops do not need.
+            from cluegym.benchmarks.learner_throughput import SETUPS, measure_multiseat, measure_selfplay
+        for game, view in views_played:
+            measure_view = measure_selfplay if view == "sb3" else measure_multiseat
+            rates[f"{game} ({view} view)"] = measure_view(game, SETUPS[game], view_seconds).decisions_s
+            bar.update()
     return rates
 
 
