@@ -192,7 +192,8 @@ class BuildExt(build_ext):
         super().finalize_options()
         if self.parallel is None:  # ~45 modules: compile them on every core
             self.parallel = os.cpu_count() or 1
-        if os.environ.get(_compiled_helpers().PGO_SWITCH, "").strip().lower() not in ("0", "off", "no", "false"):
+        helpers = _compiled_helpers()
+        if helpers.pgo_requested(os.environ.get(helpers.PGO_SWITCH)):
             self.build_temp = str(PGO_BUILD_TEMP)  # see PGO_BUILD_TEMP (scratch either way)
 
     def build_extensions(self) -> None:
@@ -205,8 +206,9 @@ class BuildExt(build_ext):
         self.pgo_mode = self._profile_guided()
         # The extensions a "use" build found no profile for (GCC says nothing, as asked:
         # -Wno-missing-profile): the manifest lists them, and a test checks the game layer's.
+        profile_path = _compiled_helpers().pgo_profile_path
         self.pgo_missing = sorted(ext.name for ext in self.extensions if self.pgo_mode == "use" and not any(
-            PGO_DIR.joinpath(*Path(obj).resolve().with_suffix(".gcda").parts[1:]).is_file()
+            profile_path(PGO_DIR, obj).is_file()
             for obj in self.compiler.object_filenames(ext.sources, output_dir=self.build_temp)))
         super().build_extensions()
 

@@ -44,6 +44,33 @@ OFF_SWITCH = "CLUEGYM_PURE_PYTHON"
 MANIFEST_NAME = "_compiled.json"
 #: The environment variable that chooses the profile-guided build (see :func:`pgo_flags`).
 PGO_SWITCH = "CLUEGYM_PGO"
+#: The values of :data:`PGO_SWITCH` (any case, spaces around) that ask for a plain build
+#: (``scripts/setup.sh`` spells the same ones in its ``case``).
+PGO_OFF_VALUES = ("0", "off", "no", "false")
+
+
+def pgo_requested(value: str | None) -> bool:
+    """Whether :data:`PGO_SWITCH`'s ``value`` leaves the profile-guided build on: anything
+    but one of :data:`PGO_OFF_VALUES` (unset and ``""`` mean ``auto``).
+
+    Example:
+        >>> pgo_requested(" OFF "), pgo_requested(None), pgo_requested("use")
+        (False, True, True)
+    """
+    return (value or "").strip().lower() not in PGO_OFF_VALUES
+
+
+def pgo_profile_path(profile_dir: Path, object_file: str | Path) -> Path:
+    """Where GCC writes (``generate``) and reads (``use``) the counts of ``object_file``:
+    the object's absolute path, ``.gcda`` for its suffix, under ``profile_dir`` (GCC's
+    naming with ``-fprofile-generate=DIR`` / ``-fprofile-use=DIR``; ``-fprofile-prefix-path``
+    does not shorten absolute paths). So both builds must put their objects in one folder.
+
+    Example:
+        >>> pgo_profile_path(Path("/p"), "/work/build/pgo-objects/base.o").as_posix()
+        '/p/work/build/pgo-objects/base.gcda'
+    """
+    return profile_dir.joinpath(*Path(object_file).resolve().with_suffix(".gcda").parts[1:])
 
 
 def pgo_flags(mode: str, compiler_version: str, profile_dir: Path) -> tuple[str, list[str], list[str]]:
@@ -58,12 +85,13 @@ def pgo_flags(mode: str, compiler_version: str, profile_dir: Path) -> tuple[str,
     "Twenty-seventh pass"). The same source and semantics: only the machine code's layout,
     inlining and branch order change.
 
-    GCC names a profile by its object file's absolute path, so both builds put their objects
-    in the same folder (setup.py's ``PGO_BUILD_TEMP``).
+    GCC names a profile by its object file's absolute path (:func:`pgo_profile_path`), so
+    both builds put their objects in the same folder (setup.py's ``PGO_BUILD_TEMP``).
 
     Args:
-        mode: :data:`PGO_SWITCH`'s value: ``"generate"``, ``"use"``, ``"off"`` (or ``"0"``),
-            or ``""`` / ``"auto"``: ``use`` where ``profile_dir`` holds a profile, else ``off``.
+        mode: :data:`PGO_SWITCH`'s value: ``"generate"``, ``"use"``, ``"off"`` (or another of
+            :data:`PGO_OFF_VALUES`), or ``""`` / ``"auto"``: ``use`` where ``profile_dir``
+            holds a profile, else ``off``.
         compiler_version: the C compiler's ``--version`` text ("" if unknown): only GCC
             (its text names the Free Software Foundation) gets the flags; another compiler
             builds without them.
@@ -76,9 +104,9 @@ def pgo_flags(mode: str, compiler_version: str, profile_dir: Path) -> tuple[str,
         >>> pgo_flags("off", "gcc (Debian 12.2.0) 12.2.0 ... Free Software Foundation", Path("build/pgo"))
         ('off', [], [])
     """
-    mode = (mode or "auto").strip().lower()
-    if mode in ("0", "off", "no", "false") or "Free Software Foundation" not in compiler_version:
+    if not pgo_requested(mode) or "Free Software Foundation" not in compiler_version:
         return "off", [], []
+    mode = (mode or "").strip().lower() or "auto"  # unset, "" and spaces: auto, as setup.sh reads them
     if mode not in ("auto", "generate", "use"):
         raise ValueError(f"{PGO_SWITCH}={mode!r}: use generate, use, off or auto")
     if mode == "generate":

@@ -10,8 +10,9 @@
 # CUDA build of several GB. Where GCC is, the compiled game layer is a profile-guided build
 # (built instrumented, trained by `python -m cluegym.benchmarks.pgo`, built again from its
 # counts: 11-18% more env steps per second, ~5 minutes more on two cores; CLUEGYM_PGO=off
-# skips it). Safe to rerun: finished steps are quick no-ops, and the profile is kept while the
-# compiled sources and the compiler are the ones it was trained on.
+# skips it, CLUEGYM_PGO=generate trains it again). Safe to rerun: finished steps are quick
+# no-ops, and the profile is kept while the compiled sources and the compiler are the ones it
+# was trained on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,14 @@ for arg in "$@"; do
     *) echo "setup.sh: unknown option $arg (use --test)" >&2; exit 2 ;;
   esac
 done
+
+# CLUEGYM_PGO read as cluegym.compiled.pgo_requested reads it (any case, spaces around; the
+# spellings of off are its PGO_OFF_VALUES), and checked before anything is installed.
+PGO_REQUEST=$(printf '%s' "${CLUEGYM_PGO:-auto}" | tr '[:upper:]' '[:lower:]' | tr -d '[:space:]')
+case "$PGO_REQUEST" in
+  0|off|no|false|""|auto|use|generate) ;;
+  *) echo "setup.sh: CLUEGYM_PGO=${CLUEGYM_PGO}: use generate, use, off or auto" >&2; exit 2 ;;
+esac
 
 PYTHON="${PYTHON:-python3}"
 PIP_QUIET=(--quiet --disable-pip-version-check)
@@ -64,11 +73,12 @@ pgo_key() {
       | LC_ALL=C sort | xargs cat; } | sha256sum | cut -d ' ' -f 1
 }
 PGO_MODE=off
-case "${CLUEGYM_PGO:-auto}" in
+case "$PGO_REQUEST" in
   0|off|no|false) ;;
   *)
     if command -v gcc >/dev/null && gcc --version 2>/dev/null | grep -q "Free Software Foundation"; then
-      if [ -f "$PGO_DIR/key" ] && [ "$(cat "$PGO_DIR/key")" = "$(pgo_key)" ]; then
+      # generate: train again; use/auto: the kept profile while it is this checkout's.
+      if [ "$PGO_REQUEST" != generate ] && [ -f "$PGO_DIR/key" ] && [ "$(cat "$PGO_DIR/key")" = "$(pgo_key)" ]; then
         PGO_MODE=use
       else
         PGO_MODE=generate

@@ -18,8 +18,8 @@ import pytest
 
 import cluegym
 from cluegym.compiled import (
-    MANIFEST_NAME, OFF_SWITCH, PGO_SWITCH, CompiledModuleFinder, compiled_modules, pgo_flags, read_manifest,
-    source_digest,
+    MANIFEST_NAME, OFF_SWITCH, PGO_OFF_VALUES, PGO_SWITCH, CompiledModuleFinder, compiled_modules, pgo_flags,
+    pgo_profile_path, pgo_requested, read_manifest, source_digest,
 )
 
 MANIFEST = Path(cluegym.compiled.__file__).with_name(MANIFEST_NAME)
@@ -142,7 +142,7 @@ def test_the_profile_guided_build_generates_then_uses_a_profile_with_gcc(tmp_pat
     counts = profile / "work" / "build" / "pgo-objects" / "build" / "cython" / "envs" / "core" / "base.gcda"
     counts.parent.mkdir(parents=True)
     counts.write_bytes(b"counts")
-    for asked in ("use", "auto", "", " USE "):
+    for asked in ("use", "auto", "", " USE ", "  "):
         mode, compile_flags, link_flags = pgo_flags(asked, GCC_VERSION, profile)
         assert mode == "use" and link_flags == []
         # A stale or missing profile of one module must not fail its (optional) build.
@@ -162,6 +162,45 @@ def test_the_profile_guided_build_is_off_on_request_and_for_other_compilers(tmp_
         pgo_flags("fast", GCC_VERSION, profile)
 
 
+def test_pgo_requested_reads_the_off_spellings_in_any_case():
+    for value in (*PGO_OFF_VALUES, "OFF", " False ", "No"):
+        assert not pgo_requested(value), value
+    for value in (None, "", "auto", "use", "generate", "1", "fast"):  # "fast": pgo_flags says it is wrong
+        assert pgo_requested(value), value
+
+
+def test_pgo_profile_path_is_the_objects_absolute_path_under_the_profile(tmp_path, monkeypatch):
+    profile = tmp_path / "pgo"
+    assert pgo_profile_path(profile, "/work/build/pgo-objects/envs/core/base.o") == (
+        profile / "work" / "build" / "pgo-objects" / "envs" / "core" / "base.gcda")
+    # A relative object path is the compiler's: resolved against the folder it runs in.
+    monkeypatch.chdir(tmp_path)
+    relative = pgo_profile_path(profile, Path("objects") / "rules.o")
+    assert relative == profile.joinpath(*(tmp_path / "objects" / "rules.gcda").resolve().parts[1:])
+
+
+def test_setup_sh_reads_cluegym_pgo_as_the_build_does_and_refuses_a_wrong_value_first(tmp_path):
+    # A copy of the script in an empty folder, with a "Python" that cannot make a venv: a value
+    # it accepts gets as far as the venv and stops there; a wrong one stops before anything,
+    # as the build would refuse it (an "OFF" read as "auto" would build profile-guided).
+    script = Path(cluegym.__file__).resolve().parents[1] / "scripts" / "setup.sh"
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(script, tmp_path / "scripts" / "setup.sh")
+
+    def run(value: str) -> subprocess.CompletedProcess:
+        env = {**os.environ, PGO_SWITCH: value, "PYTHON": "false"}
+        return subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=300)
+
+    wrong = run("fast")
+    assert wrong.returncode == 2 and "CLUEGYM_PGO=fast: use generate, use, off or auto" in wrong.stderr
+    assert "creating .venv" not in wrong.stdout
+    for value in ("OFF", " No ", "generate", "Use", "auto", ""):
+        accepted = run(value)
+        assert accepted.returncode != 0 and "creating .venv" in accepted.stdout, (value, accepted.stderr)
+        assert PGO_SWITCH not in accepted.stderr, value
+
+
 def _gcc_version() -> str:
     compiler = shutil.which("gcc")
     if compiler is None:
@@ -169,8 +208,7 @@ def _gcc_version() -> str:
     return subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
 
 
-@pytest.mark.skipif(os.environ.get(PGO_SWITCH, "").strip().lower() in ("0", "off", "no", "false"),
-                    reason="the profile-guided build is off on request")
+@pytest.mark.skipif(not pgo_requested(os.environ.get(PGO_SWITCH)), reason="the profile-guided build is off on request")
 def test_the_installed_game_layer_is_the_profile_guided_build():
     # scripts/setup.sh builds it where GCC is (instrumented, trained, built again): a failed
     # training or a refused flag would build plainly, 11-18% slower, and nothing else would say so.

@@ -46,7 +46,8 @@ the reason in ``infos[seat]["error"]`` and the same seat acts again, up to ``max
 Fallback: for Alice each invalid hint becomes ``"(pass)"``; for Bob/Eve a random legal code.
 
 Rewards: +1 to the winning side, -1 to the losing side, at the end. ``infos[seat]["last_turn"]``
-holds the last resolved turn (code, hints, guesses, miscommunication, interception).
+holds the last resolved turn (code, hints, guesses, miscommunication, interception): one dict
+per turn, shared by every seat's info until the next turn is resolved (treat it as read-only).
 
 Example:
     >>> from cluegym.envs import decrypto_v0
@@ -73,7 +74,7 @@ from cluegym.envs.decrypto.prompts import (
     full_prompt, history_key, history_lines, quote_hint, seat_texts, summaries_text, turn_block, turn_key,
 )
 from cluegym.envs.decrypto.rules import (
-    PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, DecryptoState, all_codes, format_code, metrics,
+    PASS_HINT, SEATS, DecryptoConfig, DecryptoRules, DecryptoState, TurnRecord, all_codes, format_code, metrics,
 )
 
 __all__ = ["CODES", "DecryptoEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS"]
@@ -148,6 +149,8 @@ class DecryptoEnv(ClueGameEnv):
         self._prompt_texts: dict[str, tuple[DecryptoConfig, tuple[str, str]]] = {}
         #: (the history's records, config, its _Past) of the last observation (see _observation)
         self._kept_past: tuple[tuple, DecryptoConfig, _Past] | None = None
+        #: (the last resolved turn, its as_dict()): the infos' last_turn (see _info)
+        self._last_turn_view: tuple[TurnRecord, dict[str, Any]] | None = None
         self.codes = self.rules.codes
         self.observation_spaces = {seat: self._make_observation_space(seat) for seat in SEATS}
         self.action_spaces = {
@@ -158,10 +161,10 @@ class DecryptoEnv(ClueGameEnv):
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy rebuilds its view of the past (a copied array comes back writable).
-        return {**super().__getstate__(), "_kept_past": None}
+        return {**super().__getstate__(), "_kept_past": None, "_last_turn_view": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__({"_kept_past": None, **state})  # pickled by an older version
+        super().__setstate__({"_kept_past": None, "_last_turn_view": None, **state})  # pickled by an older version
 
     def _make_observation_space(self, seat: str) -> gymnasium.spaces.Dict:
         cfg = self.game_config
@@ -254,7 +257,14 @@ class DecryptoEnv(ClueGameEnv):
 
     def _info(self, agent: str) -> dict[str, Any]:
         last_turn = self.state.last_turn
-        return {"last_turn": last_turn.as_dict()} if last_turn is not None else {}
+        if last_turn is None:
+            return {}
+        kept = self._last_turn_view
+        if kept is None or kept[0] is not last_turn:
+            # One dict per resolved turn, shared by every seat's info until the next (as
+            # Dixit's and Undercover's last_round): a seat's info was built at every step.
+            kept = self._last_turn_view = (last_turn, last_turn.as_dict())
+        return {"last_turn": kept[1]}
 
     def _check_action(self, agent: str, action: Any) -> tuple[Any, str | None]:
         if agent == "alice":
