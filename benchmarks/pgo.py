@@ -12,37 +12,26 @@ Run it on a build that is not instrumented and it only plays (nothing is recorde
 how the tests check it.
 
 Usage:
-    python -m cluegym.benchmarks.pgo                    # ~35 s
+    CLUEGYM_PGO=generate python -m cluegym.benchmarks.pgo   # ~35 s (on the instrumented build,
+                                                            # which otherwise warns on import)
     python -m cluegym.benchmarks.pgo --seconds 0.2 --no-views
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from pathlib import Path
 
 from tqdm import tqdm
 
 import cluegym
 from cluegym.benchmarks.throughput import measure
-from cluegym.compiled import MANIFEST_NAME
 
 #: Seconds each game's scripted loop plays per mode (with and without digests) by default.
 DEFAULT_SECONDS = 2.0
 #: Seconds each learning view plays by default.
 DEFAULT_VIEW_SECONDS = 0.5
-
-
-def build_mode() -> str:
-    """The installed build's profile-guided mode (``"generate"``, ``"use"`` or ``"off"``), from
-    its manifest; ``"off"`` where nothing was compiled."""
-    try:
-        return json.loads(Path(cluegym.compiled.__file__).with_name(MANIFEST_NAME).read_text()).get("pgo", "off")
-    except (OSError, ValueError, AttributeError):
-        return "off"
 
 
 def train(games: list[str] | None = None, seconds: float = DEFAULT_SECONDS, views: bool = True,
@@ -93,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.view_seconds <= 0:
         parser.error("--seconds and --view-seconds must be positive")
-    mode = build_mode()
+    mode = cluegym.compiled.pgo_build_mode()
     if mode != "generate":
         print(f"note: this build is not instrumented (profile-guided mode {mode!r}): the run records nothing",
               file=sys.stderr)

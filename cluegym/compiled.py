@@ -20,8 +20,10 @@ cProfile and py-spy see compiled functions as one native call; compare the two p
 
 Example:
     >>> import cluegym, cluegym.envs.core.base as base
-    >>> base.__file__.endswith(".so")   # True where the build compiled it
-    >>> cluegym.compiled.compiled_modules()["cluegym.envs.core.base"]   # its build's path
+    >>> base.__file__.endswith(".so")   # True where the build compiled it  # doctest: +SKIP
+    True
+    >>> cluegym.compiled.compiled_modules()["cluegym.envs.core.base"]   # its build's path  # doctest: +SKIP
+    '.../envs/core/base.cpython-311-x86_64-linux-gnu.so'
 """
 
 from __future__ import annotations
@@ -172,12 +174,46 @@ class CompiledModuleFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source)
 
 
+def _manifest_body(path: Path) -> dict[str, Any]:
+    """The manifest at ``path`` as JSON; ``{}`` where there is none or it cannot be read."""
+    try:
+        body = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def pgo_build_mode(path: Path | None = None) -> str:
+    """The profile-guided mode of the build whose manifest is ``path`` (default: the installed
+    one): ``"generate"``, ``"use"`` or ``"off"`` (also where nothing was compiled).
+
+    Example:
+        >>> pgo_build_mode() in ("generate", "use", "off")
+        True
+    """
+    mode = _manifest_body(path or Path(__file__).with_name(MANIFEST_NAME)).get("pgo", "off")
+    return mode if mode in ("generate", "use") else "off"
+
+
+def instrumented_build_warning(mode: str, switch: str | None) -> str | None:
+    """What ``import cluegym`` warns when the installed build is the profile-guided build's
+    instrumented one (``mode`` ``"generate"``: a ``scripts/setup.sh`` stopped before its
+    optimized build), unless :data:`PGO_SWITCH` (``switch``) says ``generate`` (the training
+    run itself); None otherwise."""
+    if mode != "generate" or (switch or "").strip().lower() == "generate":
+        return None
+    return ("cluegym's compiled game layer is the instrumented build of the profile-guided build "
+            "(scripts/setup.sh stopped before its optimized build?): it runs ~20% slower and writes "
+            "counts under build/pgo whenever a process exits; rerun `bash scripts/setup.sh`, or set "
+            f"{PGO_SWITCH}=off and run `pip install --no-deps -e .` for a plain build")
+
+
 def read_manifest(path: Path) -> dict[str, tuple[Path, Path, str]]:
     """The compiled modules the manifest at ``path`` lists, each as
     :class:`CompiledModuleFinder` takes it (its package's folder found without importing
     the package); empty where there is no manifest (nothing was compiled) or it cannot be read."""
     try:
-        packages = json.loads(path.read_text())["packages"]
+        packages = _manifest_body(path)["packages"]
         modules = {}
         for package, entries in packages.items():
             try:
@@ -194,15 +230,21 @@ def read_manifest(path: Path) -> dict[str, tuple[Path, Path, str]]:
     return modules
 
 
-def install() -> CompiledModuleFinder | None:
-    """Put a :class:`CompiledModuleFinder` for the build's manifest (``cluegym/_compiled.json``)
-    first in ``sys.meta_path``, once; None when nothing was compiled. ``import cluegym`` calls it."""
+def install(manifest: Path | None = None) -> CompiledModuleFinder | None:
+    """Put a :class:`CompiledModuleFinder` for the build's manifest (``manifest``, default
+    ``cluegym/_compiled.json``) first in ``sys.meta_path``, once; None when nothing was
+    compiled. Warns (``RuntimeWarning``) when the build is an instrumented one left installed
+    (see :func:`instrumented_build_warning`). ``import cluegym`` calls it."""
     for finder in sys.meta_path:
         if isinstance(finder, CompiledModuleFinder):
             return finder
-    modules = read_manifest(Path(__file__).with_name(MANIFEST_NAME))
+    path = manifest or Path(__file__).with_name(MANIFEST_NAME)
+    modules = read_manifest(path)
     if not modules:
         return None
+    message = instrumented_build_warning(pgo_build_mode(path), os.environ.get(PGO_SWITCH))
+    if message is not None:
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
     finder = CompiledModuleFinder(modules)
     sys.meta_path.insert(0, finder)
     return finder

@@ -99,7 +99,9 @@ fi
 if [ "$PGO_MODE" = generate ]; then
   echo "==> profile-guided build: training run (~35 s), then the optimized build"
   mkdir -p "$PGO_DIR"
-  if .venv/bin/python -m cluegym.benchmarks.pgo --no-progress >"$PGO_DIR.log" 2>&1; then
+  # CLUEGYM_PGO=generate: the training run itself (import cluegym warns of an instrumented
+  # build otherwise: one left by a setup.sh stopped before the optimized build).
+  if CLUEGYM_PGO=generate .venv/bin/python -m cluegym.benchmarks.pgo --no-progress >"$PGO_DIR.log" 2>&1; then
     pgo_key >"$PGO_DIR/key"
     CLUEGYM_PGO=use "${VPIP[@]}" install "${PIP_QUIET[@]}" --no-deps -e .
   else

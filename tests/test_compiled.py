@@ -18,8 +18,9 @@ import pytest
 
 import cluegym
 from cluegym.compiled import (
-    MANIFEST_NAME, OFF_SWITCH, PGO_OFF_VALUES, PGO_SWITCH, CompiledModuleFinder, compiled_modules, pgo_flags,
-    pgo_profile_path, pgo_requested, read_manifest, source_digest,
+    MANIFEST_NAME, OFF_SWITCH, PGO_OFF_VALUES, PGO_SWITCH, CompiledModuleFinder, compiled_modules, install,
+    instrumented_build_warning, pgo_build_mode, pgo_flags, pgo_profile_path, pgo_requested, read_manifest,
+    source_digest,
 )
 
 MANIFEST = Path(cluegym.compiled.__file__).with_name(MANIFEST_NAME)
@@ -199,6 +200,41 @@ def test_setup_sh_reads_cluegym_pgo_as_the_build_does_and_refuses_a_wrong_value_
         accepted = run(value)
         assert accepted.returncode != 0 and "creating .venv" in accepted.stdout, (value, accepted.stderr)
         assert PGO_SWITCH not in accepted.stderr, value
+
+
+def test_the_build_mode_is_read_from_the_manifest(tmp_path):
+    assert pgo_build_mode() == (json.loads(MANIFEST.read_text()).get("pgo", "off") if MANIFEST.is_file() else "off")
+    manifest = tmp_path / MANIFEST_NAME
+    for written, read in (({"pgo": "generate"}, "generate"), ({"pgo": "use"}, "use"), ({}, "off"),
+                          ({"pgo": "fast"}, "off")):
+        manifest.write_text(json.dumps({"packages": {}, **written}))
+        assert pgo_build_mode(manifest) == read
+    manifest.write_text("not json")
+    assert pgo_build_mode(manifest) == "off" and pgo_build_mode(tmp_path / "none.json") == "off"
+
+
+def test_an_instrumented_build_left_installed_warns_on_import(tmp_path, monkeypatch):
+    # The installed manifest's modules, as an instrumented build's (a setup.sh stopped after its
+    # first build): import cluegym says so, and how to mend it; the training run (CLUEGYM_PGO=
+    # generate) and the other builds are quiet.
+    body = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {"packages": {}}
+    if not read_manifest(MANIFEST):
+        pytest.skip("nothing is compiled here")
+    manifest = tmp_path / MANIFEST_NAME
+    manifest.write_text(json.dumps({**body, "pgo": "generate"}))
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if not isinstance(f, CompiledModuleFinder)])
+    monkeypatch.delenv(PGO_SWITCH, raising=False)
+    with pytest.warns(RuntimeWarning, match="instrumented build .* rerun `bash scripts/setup.sh`"):
+        finder = install(manifest)
+    assert isinstance(finder, CompiledModuleFinder) and sys.meta_path[0] is finder
+    assert instrumented_build_warning("generate", " Generate ") is None  # the training run
+    for mode in ("use", "off"):
+        assert instrumented_build_warning(mode, None) is None
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if not isinstance(f, CompiledModuleFinder)])
+    manifest.write_text(json.dumps({**body, "pgo": "use"}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        install(manifest)
 
 
 def _gcc_version() -> str:

@@ -19,10 +19,6 @@ def test_the_training_run_plays_the_learning_views():
     assert all(rate > 0 for rate in rates.values())
 
 
-def test_the_build_mode_is_read_from_the_manifest():
-    assert pgo.build_mode() in ("generate", "use", "off")
-
-
 def test_the_command_line_refuses_a_run_of_no_time(capsys):
     with pytest.raises(SystemExit):
         pgo.main(["--seconds", "0"])
