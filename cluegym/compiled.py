@@ -51,6 +51,17 @@ PGO_SWITCH = "CLUEGYM_PGO"
 PGO_OFF_VALUES = ("0", "off", "no", "false")
 
 
+def pgo_asked(value: str | None) -> str:
+    """:data:`PGO_SWITCH`'s ``value`` as the build and ``scripts/setup.sh`` read it: lower
+    case, spaces around dropped, ``"auto"`` when unset or blank.
+
+    Example:
+        >>> pgo_asked(" OFF "), pgo_asked(None), pgo_asked("  ")
+        ('off', 'auto', 'auto')
+    """
+    return (value or "").strip().lower() or "auto"
+
+
 def pgo_requested(value: str | None) -> bool:
     """Whether :data:`PGO_SWITCH`'s ``value`` leaves the profile-guided build on: anything
     but one of :data:`PGO_OFF_VALUES` (unset and ``""`` mean ``auto``).
@@ -59,7 +70,7 @@ def pgo_requested(value: str | None) -> bool:
         >>> pgo_requested(" OFF "), pgo_requested(None), pgo_requested("use")
         (False, True, True)
     """
-    return (value or "").strip().lower() not in PGO_OFF_VALUES
+    return pgo_asked(value) not in PGO_OFF_VALUES
 
 
 def pgo_profile_path(profile_dir: Path, object_file: str | Path) -> Path:
@@ -106,9 +117,9 @@ def pgo_flags(mode: str, compiler_version: str, profile_dir: Path) -> tuple[str,
         >>> pgo_flags("off", "gcc (Debian 12.2.0) 12.2.0 ... Free Software Foundation", Path("build/pgo"))
         ('off', [], [])
     """
-    if not pgo_requested(mode) or "Free Software Foundation" not in compiler_version:
+    mode = pgo_asked(mode)
+    if mode in PGO_OFF_VALUES or "Free Software Foundation" not in compiler_version:
         return "off", [], []
-    mode = (mode or "").strip().lower() or "auto"  # unset, "" and spaces: auto, as setup.sh reads them
     if mode not in ("auto", "generate", "use"):
         raise ValueError(f"{PGO_SWITCH}={mode!r}: use generate, use, off or auto")
     if mode == "generate":
@@ -191,7 +202,11 @@ def pgo_build_mode(path: Path | None = None) -> str:
         >>> pgo_build_mode() in ("generate", "use", "off")
         True
     """
-    mode = _manifest_body(path or Path(__file__).with_name(MANIFEST_NAME)).get("pgo", "off")
+    return _build_mode(_manifest_body(path or Path(__file__).with_name(MANIFEST_NAME)))
+
+
+def _build_mode(body: dict[str, Any]) -> str:
+    mode = body.get("pgo", "off")
     return mode if mode in ("generate", "use") else "off"
 
 
@@ -200,7 +215,7 @@ def instrumented_build_warning(mode: str, switch: str | None) -> str | None:
     instrumented one (``mode`` ``"generate"``: a ``scripts/setup.sh`` stopped before its
     optimized build), unless :data:`PGO_SWITCH` (``switch``) says ``generate`` (the training
     run itself); None otherwise."""
-    if mode != "generate" or (switch or "").strip().lower() == "generate":
+    if mode != "generate" or pgo_asked(switch) == "generate":
         return None
     return ("cluegym's compiled game layer is the instrumented build of the profile-guided build "
             "(scripts/setup.sh stopped before its optimized build?): it runs ~20% slower and writes "
@@ -212,8 +227,13 @@ def read_manifest(path: Path) -> dict[str, tuple[Path, Path, str]]:
     """The compiled modules the manifest at ``path`` lists, each as
     :class:`CompiledModuleFinder` takes it (its package's folder found without importing
     the package); empty where there is no manifest (nothing was compiled) or it cannot be read."""
+    return _manifest_modules(_manifest_body(path))
+
+
+def _manifest_modules(body: dict[str, Any]) -> dict[str, tuple[Path, Path, str]]:
+    """:func:`read_manifest` of a manifest already read."""
     try:
-        packages = _manifest_body(path)["packages"]
+        packages = body["packages"]
         modules = {}
         for package, entries in packages.items():
             try:
@@ -238,11 +258,11 @@ def install(manifest: Path | None = None) -> CompiledModuleFinder | None:
     for finder in sys.meta_path:
         if isinstance(finder, CompiledModuleFinder):
             return finder
-    path = manifest or Path(__file__).with_name(MANIFEST_NAME)
-    modules = read_manifest(path)
+    body = _manifest_body(manifest or Path(__file__).with_name(MANIFEST_NAME))  # read once, at import
+    modules = _manifest_modules(body)
     if not modules:
         return None
-    message = instrumented_build_warning(pgo_build_mode(path), os.environ.get(PGO_SWITCH))
+    message = instrumented_build_warning(_build_mode(body), os.environ.get(PGO_SWITCH))
     if message is not None:
         warnings.warn(message, RuntimeWarning, stacklevel=2)
     finder = CompiledModuleFinder(modules)

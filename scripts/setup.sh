@@ -24,11 +24,12 @@ for arg in "$@"; do
   esac
 done
 
-# CLUEGYM_PGO read as cluegym.compiled.pgo_requested reads it (any case, spaces around; the
+# CLUEGYM_PGO read as cluegym.compiled.pgo_asked reads it (any case, spaces around; the
 # spellings of off are its PGO_OFF_VALUES), and checked before anything is installed.
 PGO_REQUEST=$(printf '%s' "${CLUEGYM_PGO:-auto}" | tr '[:upper:]' '[:lower:]' | tr -d '[:space:]')
 case "$PGO_REQUEST" in
-  0|off|no|false|""|auto|use|generate) ;;
+  0|off|no|false) PGO_REQUEST=off ;;
+  ""|auto|use|generate) ;;
   *) echo "setup.sh: CLUEGYM_PGO=${CLUEGYM_PGO}: use generate, use, off or auto" >&2; exit 2 ;;
 esac
 
@@ -73,19 +74,16 @@ pgo_key() {
       | LC_ALL=C sort | xargs cat; } | sha256sum | cut -d ' ' -f 1
 }
 PGO_MODE=off
-case "$PGO_REQUEST" in
-  0|off|no|false) ;;
-  *)
-    if command -v gcc >/dev/null && gcc --version 2>/dev/null | grep -q "Free Software Foundation"; then
-      # generate: train again; use/auto: the kept profile while it is this checkout's.
-      if [ "$PGO_REQUEST" != generate ] && [ -f "$PGO_DIR/key" ] && [ "$(cat "$PGO_DIR/key")" = "$(pgo_key)" ]; then
-        PGO_MODE=use
-      else
-        PGO_MODE=generate
-        rm -rf "$PGO_DIR"
-      fi
-    fi ;;
-esac
+if [ "$PGO_REQUEST" != off ] && command -v gcc >/dev/null \
+    && gcc --version 2>/dev/null | grep -q "Free Software Foundation"; then
+  # generate: train again; use/auto: the kept profile while it is this checkout's.
+  if [ "$PGO_REQUEST" != generate ] && [ -f "$PGO_DIR/key" ] && [ "$(cat "$PGO_DIR/key")" = "$(pgo_key)" ]; then
+    PGO_MODE=use
+  else
+    PGO_MODE=generate
+    rm -rf "$PGO_DIR"
+  fi
+fi
 
 echo "==> cluegym and its dependencies"
 if [ "$WITH_TEST" = 1 ]; then

@@ -19,7 +19,7 @@ import pytest
 import cluegym
 from cluegym.compiled import (
     MANIFEST_NAME, OFF_SWITCH, PGO_OFF_VALUES, PGO_SWITCH, CompiledModuleFinder, compiled_modules, install,
-    instrumented_build_warning, pgo_build_mode, pgo_flags, pgo_profile_path, pgo_requested, read_manifest,
+    instrumented_build_warning, pgo_asked, pgo_build_mode, pgo_flags, pgo_profile_path, pgo_requested, read_manifest,
     source_digest,
 )
 
@@ -168,6 +168,7 @@ def test_pgo_requested_reads_the_off_spellings_in_any_case():
         assert not pgo_requested(value), value
     for value in (None, "", "auto", "use", "generate", "1", "fast"):  # "fast": pgo_flags says it is wrong
         assert pgo_requested(value), value
+    assert [pgo_asked(v) for v in (None, "", "  ", " Use ", "OFF")] == ["auto", "auto", "auto", "use", "off"]
 
 
 def test_pgo_profile_path_is_the_objects_absolute_path_under_the_profile(tmp_path, monkeypatch):
