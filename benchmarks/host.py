@@ -10,7 +10,12 @@ The calibration is the best of a few timings of one fixed pure-Python workload (
 attribute lookups, small tuples and lists, string joins: the interpreter work the envs'
 steps are made of); lower is a faster host. It measures the host, not cluegym: two runs
 whose calibrations differ by more than a few percent ran on different machines (or one of
-them on a busy one).
+them on a busy one). It moves with the interpreter's build as much as with the CPU: on the
+same host, Debian's CPython 3.11 (built profile-guided, with LTO) runs it in 1,171 us and a
+plain pyenv build of 3.11.7 in 1,983 (docs/performance.md, "Twenty-ninth pass"), so the line
+names the interpreter's file too. ``scripts/setup.sh`` runs this module as a script
+(``python -I benchmarks/host.py --calibration-us``) to choose the interpreter of a new
+``.venv``.
 
 Example:
     >>> host = describe_host(repeats=1)
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import os
 import platform
+import sys
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -77,22 +83,25 @@ class Host:
         cores: the logical CPUs this process may run on.
         python: the Python implementation and version.
         calibration_us: microseconds of :func:`calibration_workload`, best of the repeats.
+        interpreter: the interpreter's file, links resolved (a venv's base interpreter's): two
+            builds of one version can differ by 1.7x ("" when unknown).
     """
 
     cpu: str
     cores: int
     python: str
     calibration_us: float
+    interpreter: str = ""
 
     def line(self) -> str:
         """One line for a benchmark's output.
 
         Example:
-            >>> Host("AMD EPYC (family 23, model 1)", 2, "CPython 3.11.7", 2100.0).line()
-            'host: AMD EPYC (family 23, model 1), 2 CPUs, CPython 3.11.7; calibration 2100 us (lower: faster host)'
+            >>> Host("AMD EPYC (family 23, model 1)", 2, "CPython 3.11.2", 1171.0, "/usr/bin/python3.11").line()
+            'host: AMD EPYC (family 23, model 1), 2 CPUs, CPython 3.11.2 (/usr/bin/python3.11); calibration 1171 us (lower: faster host)'
         """
-        return (f"host: {self.cpu}, {self.cores} CPUs, {self.python}; "
-                f"calibration {self.calibration_us:.0f} us (lower: faster host)")
+        python = f"{self.python} ({self.interpreter})" if self.interpreter else self.python
+        return f"host: {self.cpu}, {self.cores} CPUs, {python}; calibration {self.calibration_us:.0f} us (lower: faster host)"
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
@@ -124,6 +133,12 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+def _interpreter() -> str:
+    """The running interpreter's file, links resolved; in a venv, its base interpreter's."""
+    path = getattr(sys, "_base_executable", "") or sys.executable
+    return os.path.realpath(path) if path else ""
+
+
 def describe_host(repeats: int = 20) -> Host:
     """The :class:`Host` this process runs on, its calibration timed ``repeats`` times.
 
@@ -141,4 +156,19 @@ def describe_host(repeats: int = 20) -> Host:
         if checksum != CALIBRATION_CHECKSUM:
             raise RuntimeError(f"calibration checksum {checksum}, expected {CALIBRATION_CHECKSUM}")
     python = f"{platform.python_implementation()} {platform.python_version()}"
-    return Host(_cpu_name(), _cores(), python, best * 1e6)
+    return Host(_cpu_name(), _cores(), python, best * 1e6, _interpreter())
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the host line, or with ``--calibration-us`` only the calibration in whole
+    microseconds (what ``scripts/setup.sh`` compares interpreters by; stdlib only, so any
+    Python 3 runs it before cluegym is installed)."""
+    args = sys.argv[1:] if argv is None else argv
+    if args not in ([], ["--calibration-us"]):
+        raise SystemExit("usage: python benchmarks/host.py [--calibration-us]")
+    host = describe_host()
+    print(round(host.calibration_us) if args else host.line())
+
+
+if __name__ == "__main__":
+    main()

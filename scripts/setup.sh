@@ -6,13 +6,15 @@
 #                                  #   (TextArena, PettingZoo classic) and the Debian data
 #                                  #   packages the tests use
 #
-# torch is installed first and pinned to the local CPU wheel: an unpinned torch would pull a
-# CUDA build of several GB. Where GCC is, the compiled game layer is a profile-guided build
-# (built instrumented, trained by `python -m cluegym.benchmarks.pgo`, built again from its
-# counts: 11-18% more env steps per second, ~5 minutes more on two cores; CLUEGYM_PGO=off
-# skips it, CLUEGYM_PGO=generate trains it again). Safe to rerun: finished steps are quick
-# no-ops, and the profile is kept while the compiled sources and the compiler are the ones it
-# was trained on.
+# A new .venv takes $PYTHON, else python3 on PATH, or the system's /usr/bin/python3 where it
+# runs pure Python at least 1.2x as fast (a distribution's CPython is built profile-guided; a
+# plain pyenv build is not). torch is installed first and pinned to the local CPU wheel: an
+# unpinned torch would pull a CUDA build of several GB. Where GCC is, the compiled game layer
+# is a profile-guided build (built instrumented, trained by `python -m cluegym.benchmarks.pgo`,
+# built again from its counts: 11-18% more env steps per second, ~5 minutes more on two cores;
+# CLUEGYM_PGO=off skips it, CLUEGYM_PGO=generate trains it again). Safe to rerun: finished steps are quick
+# no-ops, and the profile is kept while the compiled sources, the interpreter and the compiler
+# are the ones it was trained on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +35,7 @@ case "$PGO_REQUEST" in
   *) echo "setup.sh: CLUEGYM_PGO=${CLUEGYM_PGO}: use generate, use, off or auto" >&2; exit 2 ;;
 esac
 
+PYTHON_ASKED="${PYTHON:-}"
 PYTHON="${PYTHON:-python3}"
 PIP_QUIET=(--quiet --disable-pip-version-check)
 
@@ -54,8 +57,58 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-if [ ! -x .venv/bin/python ]; then
-  echo "==> creating .venv"
+# The interpreter of a new .venv: $PYTHON when set; else python3 on PATH, or the system's
+# /usr/bin/python3 where it runs pure Python at least 1.2x as fast (benchmarks/host.py's
+# calibration, stdlib only). A distribution's CPython is a profile-guided LTO build and a plain
+# pyenv build is not: on one host Debian's 3.11 ran the calibration 1.7x and the games' steps
+# 1.15-1.4x as fast as pyenv's 3.11.7 (docs/performance.md, "Twenty-ninth pass").
+SYSTEM_PYTHON="${CLUEGYM_SYSTEM_PYTHON:-/usr/bin/python3}"  # another to compare (the tests' fakes)
+calibration_us() {  # the interpreter's calibration in whole microseconds, or nothing
+  "$1" -I benchmarks/host.py --calibration-us 2>/dev/null || true
+}
+interpreter_file() {  # the file an interpreter (a pyenv shim, a link, a venv's python) runs
+  "$1" -I -c 'import os, sys
+print(os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable))' 2>/dev/null || true
+}
+can_host_venv() {  # Python 3.10+ that can make a venv and has the headers the compiled build needs
+  "$1" -I -c 'import os, sys, sysconfig, ensurepip, venv
+sys.exit(sys.version_info < (3, 10) or not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    >/dev/null 2>&1
+}
+# Whether the system's interpreter is another one than $1 and at least 1.2x as fast (its
+# calibration at most 5/6 of $1's); sets FASTER_BY to the ratio for the messages.
+system_is_faster() {
+  FASTER_BY=""
+  [ -x "$SYSTEM_PYTHON" ] || return 1
+  [ "$(interpreter_file "$1")" != "$(interpreter_file "$SYSTEM_PYTHON")" ] || return 1
+  local ours theirs
+  ours=$(calibration_us "$1"); theirs=$(calibration_us "$SYSTEM_PYTHON")
+  [ -n "$theirs" ] || return 1
+  [ -z "$ours" ] && { FASTER_BY="?"; return 0; }  # ours cannot run it (too old a Python)
+  [ $((theirs * 6)) -le $((ours * 5)) ] || return 1
+  FASTER_BY=$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.1f", a / b }')
+}
+if [ -x .venv/bin/python ]; then
+  if [ -z "$PYTHON_ASKED" ] && system_is_faster .venv/bin/python; then
+    echo "==> note: .venv runs $(interpreter_file .venv/bin/python); $SYSTEM_PYTHON runs pure Python" \
+      "${FASTER_BY}x as fast: remove .venv and rerun to switch" >&2
+  fi
+else
+  if [ -z "$PYTHON_ASKED" ] && system_is_faster python3; then
+    if ! can_host_venv "$SYSTEM_PYTHON" && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "==> apt-get install python3-venv python3-dev (for $SYSTEM_PYTHON)"
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-dev >/dev/null || true
+    fi
+    if can_host_venv "$SYSTEM_PYTHON"; then
+      echo "==> Python: $SYSTEM_PYTHON ($(interpreter_file "$SYSTEM_PYTHON")), ${FASTER_BY}x as fast on pure Python" \
+        "as python3 on PATH ($(interpreter_file python3)); PYTHON=python3 keeps that one"
+      PYTHON=$SYSTEM_PYTHON
+    else
+      echo "==> note: $SYSTEM_PYTHON runs pure Python ${FASTER_BY}x as fast as python3 on PATH but cannot make" \
+        "the venv (python3-venv and python3-dev, as root): python3 it is" >&2
+    fi
+  fi
+  echo "==> creating .venv ($PYTHON)"
   "$PYTHON" -m venv .venv
 fi
 VPIP=(.venv/bin/python -m pip)
@@ -67,9 +120,11 @@ echo "==> torch (CPU wheel)"
 # profile trained on these sources and this compiler is kept in build/pgo) or "off".
 PGO_DIR=build/pgo
 pgo_key() {
-  # What the profile was trained on: the compiler, every source the build compiles, and this
-  # checkout's folder (GCC names the profile's files by the objects' absolute paths).
+  # What the profile was trained on: the compiler, the interpreter (its headers are compiled in),
+  # every source the build compiles, and this checkout's folder (GCC names the profile's files
+  # by the objects' absolute paths).
   { pwd; gcc --version 2>/dev/null | head -n 1
+    .venv/bin/python -I -c 'import sys, sysconfig; print(sys.version, sysconfig.get_paths()["include"])'
     find envs wrappers -type f \( -name '*.py' -o -name '*.pxd' -o -name '*.c' \) -not -path '*/__pycache__/*' \
       | LC_ALL=C sort | xargs cat; } | sha256sum | cut -d ' ' -f 1
 }

@@ -375,3 +375,79 @@ def test_the_typed_modules_run_as_python_without_cython():
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     assert runs[0][0] == [] and len(runs[0][1]) == 3
     assert runs[0][1] == runs[1][1]
+
+
+def _fake_python(folder: Path, name: str, calibration: int, *, hosts_venv: bool = True) -> Path:
+    """A stand-in interpreter for setup.sh's choice: it answers the calibration, its file and
+    whether it can host a venv, and stops setup.sh where the venv would be made."""
+    fake = folder / name
+    fake.write_text(f"""#!/usr/bin/env bash
+case "$*" in
+  *"benchmarks/host.py --calibration-us"*) echo {calibration} ;;
+  *realpath*) echo /fake/{name} ;;
+  *ensurepip*) exit {0 if hosts_venv else 1} ;;
+  *"-m venv"*) echo "venv made by {name}"; exit 3 ;;
+  *) exit 4 ;;
+esac
+""")
+    fake.chmod(0o755)
+    return fake
+
+
+@pytest.mark.parametrize("system_us, asked, expected", [
+    (1000, None, "system"),    # 2.0x as fast: the system's interpreter makes the venv
+    (1900, None, "python3"),   # within 1.2x: python3 on PATH stays
+    (1000, "python3", "python3"),  # PYTHON chosen: no comparison
+])
+def test_setup_sh_makes_the_venv_with_the_faster_interpreter(tmp_path, system_us, asked, expected):
+    root = Path(cluegym.__file__).resolve().parents[1]
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(root / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_python(bin_dir, "python3", 2000)
+    system = _fake_python(bin_dir, "system", system_us)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "CLUEGYM_SYSTEM_PYTHON": str(system)}
+    env.pop("PYTHON", None)
+    if asked:
+        env["PYTHON"] = asked
+    result = subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 3 and f"venv made by {expected}" in result.stdout, result.stdout + result.stderr
+    assert ("2.0x as fast on pure Python" in result.stdout) == (expected == "system")
+
+
+def test_setup_sh_keeps_python3_when_the_faster_one_cannot_make_the_venv(tmp_path):
+    root = Path(cluegym.__file__).resolve().parents[1]
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(root / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_python(bin_dir, "python3", 2000)
+    system = _fake_python(bin_dir, "system", 1000, hosts_venv=False)
+    (bin_dir / "id").write_text("#!/usr/bin/env bash\necho 1000\n")  # not root: nothing is apt-installed
+    (bin_dir / "id").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "CLUEGYM_SYSTEM_PYTHON": str(system)}
+    env.pop("PYTHON", None)
+    result = subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 3 and "venv made by python3" in result.stdout, result.stdout + result.stderr
+    assert "cannot make the venv (python3-venv and python3-dev, as root)" in result.stderr
+
+
+def test_setup_sh_says_when_an_existing_venv_runs_a_slower_interpreter(tmp_path):
+    root = Path(cluegym.__file__).resolve().parents[1]
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(root / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    system = _fake_python(bin_dir, "system", 1000)
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    venv_python = _fake_python(tmp_path / ".venv" / "bin", "python", 2000)
+    venv_python.write_text(venv_python.read_text().replace('*) exit 4', '*"-m pip"*) echo "pip, stop"; exit 5 ;;\n  *) exit 4'))
+    env = {**os.environ, "CLUEGYM_SYSTEM_PYTHON": str(system)}
+    env.pop("PYTHON", None)
+    result = subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 5 and "pip, stop" in result.stdout, result.stdout + result.stderr
+    assert "runs pure Python 2.0x as fast: remove .venv and rerun to switch" in result.stderr

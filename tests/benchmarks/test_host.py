@@ -32,3 +32,36 @@ def test_a_workload_that_does_other_work_is_refused(monkeypatch):
 def test_line_format():
     assert Host("X (family 1, model 2)", 4, "CPython 3.11.7", 1234.4).line() == (
         "host: X (family 1, model 2), 4 CPUs, CPython 3.11.7; calibration 1234 us (lower: faster host)")
+
+
+def test_line_names_the_interpreter_file_when_known():
+    host = Host("X", 2, "CPython 3.11.2", 1171.0, "/usr/bin/python3.11")
+    assert host.line() == "host: X, 2 CPUs, CPython 3.11.2 (/usr/bin/python3.11); calibration 1171 us (lower: faster host)"
+    assert host.as_dict()["interpreter"] == "/usr/bin/python3.11"
+
+
+def test_describe_host_names_this_interpreter_resolved():
+    import os
+    import sys
+
+    interpreter = describe_host(repeats=1).interpreter
+    assert os.path.isfile(interpreter) and interpreter == os.path.realpath(interpreter)
+    # in a venv, the base interpreter: the file whose build decides the speed
+    assert os.path.samefile(interpreter, getattr(sys, "_base_executable", sys.executable))
+
+
+def test_run_as_a_script_it_prints_the_calibration_for_setup_sh():
+    """scripts/setup.sh compares interpreters by `python -I benchmarks/host.py --calibration-us`
+    before anything is installed: the file must run alone, on the standard library."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(host_module.__file__).with_suffix(".py")
+    out = subprocess.run([sys.executable, "-I", str(script), "--calibration-us"], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().isdigit() and int(out) > 0
+    line = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, check=True).stdout
+    assert line.startswith("host: ") and "calibration" in line
+    wrong = subprocess.run([sys.executable, "-I", str(script), "--fast"], capture_output=True, text=True)
+    assert wrong.returncode != 0 and "usage" in wrong.stderr
