@@ -11,9 +11,9 @@ attribute lookups, small tuples and lists, string joins: the interpreter work th
 steps are made of); lower is a faster host. It measures the host, not cluegym: two runs
 whose calibrations differ by more than a few percent ran on different machines (or one of
 them on a busy one). It moves with the interpreter's build as much as with the CPU: on the
-same host, Debian's CPython 3.11 (built profile-guided, with LTO) runs it in 1,171 us and a
-plain pyenv build of 3.11.7 in 1,983 (docs/performance.md, "Twenty-ninth pass"), so the line
-names the interpreter's file too. ``scripts/setup.sh`` runs this module as a script
+same host, Debian's CPython 3.11 (a profile-guided build) runs it in 1,052-1,215 us and a
+plain pyenv build of 3.11.7 in 1,912-1,983 (docs/performance.md, "Twenty-ninth pass"), so the
+line names the interpreter's file too. ``scripts/setup.sh`` runs this module as a script
 (``python -I benchmarks/host.py --calibration-us``) to choose the interpreter of a new
 ``.venv``.
 

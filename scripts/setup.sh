@@ -60,8 +60,8 @@ fi
 # The interpreter of a new .venv: $PYTHON when set; else python3 on PATH, or the system's
 # /usr/bin/python3 where it runs pure Python at least 1.2x as fast (benchmarks/host.py's
 # calibration, stdlib only). A distribution's CPython is a profile-guided LTO build and a plain
-# pyenv build is not: on one host Debian's 3.11 ran the calibration 1.7x and the games' steps
-# 1.15-1.4x as fast as pyenv's 3.11.7 (docs/performance.md, "Twenty-ninth pass").
+# pyenv build is not: on the development machine Debian's 3.11 ran the calibration 1.6-1.9x and
+# the games' steps 1.13-1.35x as fast as pyenv's 3.11.7 (docs/performance.md, "Twenty-ninth pass").
 SYSTEM_PYTHON="${CLUEGYM_SYSTEM_PYTHON:-/usr/bin/python3}"  # another to compare (the tests' fakes)
 calibration_us() {  # the interpreter's calibration in whole microseconds, or nothing
   "$1" -I benchmarks/host.py --calibration-us 2>/dev/null || true
