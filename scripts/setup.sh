@@ -12,9 +12,9 @@
 # unpinned torch would pull a CUDA build of several GB. Where GCC is, the compiled game layer
 # is a profile-guided build (built instrumented, trained by `python -m cluegym.benchmarks.pgo`,
 # built again from its counts: 11-18% more env steps per second, ~5 minutes more on two cores;
-# CLUEGYM_PGO=off skips it, CLUEGYM_PGO=generate trains it again). Safe to rerun: finished steps are quick
-# no-ops, and the profile is kept while the compiled sources, the interpreter and the compiler
-# are the ones it was trained on.
+# CLUEGYM_PGO=off skips it, CLUEGYM_PGO=generate trains it again). Safe to rerun: finished
+# steps are quick no-ops, and the profile is kept while the compiled sources, the interpreter
+# and the compiler are the ones it was trained on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,7 +59,7 @@ fi
 
 # The interpreter of a new .venv: $PYTHON when set; else python3 on PATH, or the system's
 # /usr/bin/python3 where it runs pure Python at least 1.2x as fast (benchmarks/host.py's
-# calibration, stdlib only). A distribution's CPython is a profile-guided LTO build and a plain
+# calibration, stdlib only). A distribution's CPython is a profile-guided build and a plain
 # pyenv build is not: on the development machine Debian's 3.11 ran the calibration 1.6-1.9x and
 # the games' steps 1.13-1.35x as fast as pyenv's 3.11.7 (docs/performance.md, "Twenty-ninth pass").
 SYSTEM_PYTHON="${CLUEGYM_SYSTEM_PYTHON:-/usr/bin/python3}"  # another to compare (the tests' fakes)
@@ -76,7 +76,7 @@ sys.exit(sys.version_info < (3, 10) or not os.path.isfile(os.path.join(sysconfig
     >/dev/null 2>&1
 }
 # Whether the system's interpreter is another one than $1 and at least 1.2x as fast (its
-# calibration at most 5/6 of $1's); sets FASTER_BY to the ratio for the messages.
+# calibration at most 5/6 of $1's); sets FASTER_BY to how much, against $2 (for the messages).
 system_is_faster() {
   FASTER_BY=""
   [ -x "$SYSTEM_PYTHON" ] || return 1
@@ -84,28 +84,30 @@ system_is_faster() {
   local ours theirs
   ours=$(calibration_us "$1"); theirs=$(calibration_us "$SYSTEM_PYTHON")
   [ -n "$theirs" ] || return 1
-  [ -z "$ours" ] && { FASTER_BY="?"; return 0; }  # ours cannot run it (too old a Python)
+  if [ -z "$ours" ]; then  # $1 cannot run it (missing, or too old a Python)
+    FASTER_BY="faster than $2 (which could not be timed)"; return 0
+  fi
   [ $((theirs * 6)) -le $((ours * 5)) ] || return 1
-  FASTER_BY=$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.1f", a / b }')
+  FASTER_BY="$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.1f", a / b }')x as fast as $2"
 }
 if [ -x .venv/bin/python ]; then
-  if [ -z "$PYTHON_ASKED" ] && system_is_faster .venv/bin/python; then
+  if [ -z "$PYTHON_ASKED" ] && system_is_faster .venv/bin/python "the venv's"; then
     echo "==> note: .venv runs $(interpreter_file .venv/bin/python); $SYSTEM_PYTHON runs pure Python" \
-      "${FASTER_BY}x as fast: remove .venv and rerun to switch" >&2
+      "${FASTER_BY}: remove .venv and rerun to switch" >&2
   fi
 else
-  if [ -z "$PYTHON_ASKED" ] && system_is_faster python3; then
+  if [ -z "$PYTHON_ASKED" ] && system_is_faster python3 "python3 on PATH ($(interpreter_file python3))"; then
     if ! can_host_venv "$SYSTEM_PYTHON" && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "==> apt-get install python3-venv python3-dev (for $SYSTEM_PYTHON)"
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-dev >/dev/null || true
     fi
     if can_host_venv "$SYSTEM_PYTHON"; then
-      echo "==> Python: $SYSTEM_PYTHON ($(interpreter_file "$SYSTEM_PYTHON")), ${FASTER_BY}x as fast on pure Python" \
-        "as python3 on PATH ($(interpreter_file python3)); PYTHON=python3 keeps that one"
+      echo "==> Python: $SYSTEM_PYTHON ($(interpreter_file "$SYSTEM_PYTHON")), on pure Python ${FASTER_BY};" \
+        "PYTHON=python3 keeps that one"
       PYTHON=$SYSTEM_PYTHON
     else
-      echo "==> note: $SYSTEM_PYTHON runs pure Python ${FASTER_BY}x as fast as python3 on PATH but cannot make" \
-        "the venv (python3-venv and python3-dev, as root): python3 it is" >&2
+      echo "==> note: $SYSTEM_PYTHON runs pure Python ${FASTER_BY} but cannot make the venv" \
+        "(python3-venv and python3-dev, as root): python3 it is" >&2
     fi
   fi
   echo "==> creating .venv ($PYTHON)"

@@ -377,13 +377,15 @@ def test_the_typed_modules_run_as_python_without_cython():
     assert runs[0][1] == runs[1][1]
 
 
-def _fake_python(folder: Path, name: str, calibration: int, *, hosts_venv: bool = True) -> Path:
-    """A stand-in interpreter for setup.sh's choice: it answers the calibration, its file and
-    whether it can host a venv, and stops setup.sh where the venv would be made."""
+def _fake_python(folder: Path, name: str, calibration: int | None, *, hosts_venv: bool = True) -> Path:
+    """A stand-in interpreter for setup.sh's choice: it answers the calibration (None: it
+    cannot run it), its file and whether it can host a venv, and stops setup.sh where the venv
+    would be made."""
     fake = folder / name
+    timed = "exit 1" if calibration is None else f"echo {calibration}"
     fake.write_text(f"""#!/usr/bin/env bash
 case "$*" in
-  *"benchmarks/host.py --calibration-us"*) echo {calibration} ;;
+  *"benchmarks/host.py --calibration-us"*) {timed} ;;
   *realpath*) echo /fake/{name} ;;
   *ensurepip*) exit {0 if hosts_venv else 1} ;;
   *"-m venv"*) echo "venv made by {name}"; exit 3 ;;
@@ -394,18 +396,19 @@ esac
     return fake
 
 
-@pytest.mark.parametrize("system_us, asked, expected", [
-    (1000, None, "system"),    # 2.0x as fast: the system's interpreter makes the venv
-    (1900, None, "python3"),   # within 1.2x: python3 on PATH stays
-    (1000, "python3", "python3"),  # PYTHON chosen: no comparison
+@pytest.mark.parametrize("path_us, system_us, asked, expected, said", [
+    (2000, 1000, None, "system", "on pure Python 2.0x as fast as python3 on PATH (/fake/python3)"),
+    (2000, 1900, None, "python3", None),  # within 1.2x: python3 on PATH stays
+    (2000, 1000, "python3", "python3", None),  # PYTHON chosen: no comparison
+    (None, 1000, None, "system", "faster than python3 on PATH (/fake/python3) (which could not be timed)"),
 ])
-def test_setup_sh_makes_the_venv_with_the_faster_interpreter(tmp_path, system_us, asked, expected):
+def test_setup_sh_makes_the_venv_with_the_faster_interpreter(tmp_path, path_us, system_us, asked, expected, said):
     root = Path(cluegym.__file__).resolve().parents[1]
     (tmp_path / "scripts").mkdir()
     shutil.copy(root / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    _fake_python(bin_dir, "python3", 2000)
+    _fake_python(bin_dir, "python3", path_us)
     system = _fake_python(bin_dir, "system", system_us)
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "CLUEGYM_SYSTEM_PYTHON": str(system)}
     env.pop("PYTHON", None)
@@ -414,7 +417,7 @@ def test_setup_sh_makes_the_venv_with_the_faster_interpreter(tmp_path, system_us
     result = subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 3 and f"venv made by {expected}" in result.stdout, result.stdout + result.stderr
-    assert ("2.0x as fast on pure Python" in result.stdout) == (expected == "system")
+    assert (said is not None and said in result.stdout) == (expected == "system"), result.stdout
 
 
 def test_setup_sh_keeps_python3_when_the_faster_one_cannot_make_the_venv(tmp_path):
@@ -450,4 +453,4 @@ def test_setup_sh_says_when_an_existing_venv_runs_a_slower_interpreter(tmp_path)
     result = subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 5 and "pip, stop" in result.stdout, result.stdout + result.stderr
-    assert "runs pure Python 2.0x as fast: remove .venv and rerun to switch" in result.stderr
+    assert "runs pure Python 2.0x as fast as the venv's: remove .venv and rerun to switch" in result.stderr
