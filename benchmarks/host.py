@@ -14,8 +14,8 @@ them on a busy one). It moves with the interpreter's build as much as with the C
 same host, Debian's CPython 3.11 (a profile-guided build) runs it in 1,052-1,215 us and a
 plain pyenv build of 3.11.7 in 1,912-1,983 (docs/performance.md, "Twenty-ninth pass"), so the
 line names the interpreter's file too. ``scripts/setup.sh`` runs this module as a script
-(``python -I benchmarks/host.py --calibration-us``) to choose the interpreter of a new
-``.venv``.
+(``python -I benchmarks/host.py --probe``: the calibration and the interpreter's file) to
+choose the interpreter of a new ``.venv``.
 
 Example:
     >>> host = describe_host(repeats=1)
@@ -160,14 +160,14 @@ def describe_host(repeats: int = 20) -> Host:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Print the host line, or with ``--calibration-us`` only the calibration in whole
-    microseconds (what ``scripts/setup.sh`` compares interpreters by; stdlib only, so any
-    Python 3 runs it before cluegym is installed)."""
+    """Print the host line, or with ``--probe`` the calibration in whole microseconds and the
+    interpreter's file, on one line (what ``scripts/setup.sh`` compares interpreters by; stdlib
+    only, so any Python 3 runs it before cluegym is installed)."""
     args = sys.argv[1:] if argv is None else argv
-    if args not in ([], ["--calibration-us"]):
-        raise SystemExit("usage: python benchmarks/host.py [--calibration-us]")
+    if args not in ([], ["--probe"]):
+        raise SystemExit("usage: python benchmarks/host.py [--probe]")
     host = describe_host()
-    print(round(host.calibration_us) if args else host.line())
+    print(f"{round(host.calibration_us)} {host.interpreter}" if args else host.line())
 
 
 if __name__ == "__main__":

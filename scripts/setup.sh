@@ -59,16 +59,14 @@ fi
 
 # The interpreter of a new .venv: $PYTHON when set; else python3 on PATH, or the system's
 # /usr/bin/python3 where it runs pure Python at least 1.2x as fast (benchmarks/host.py's
-# calibration, stdlib only). A distribution's CPython is a profile-guided build and a plain
-# pyenv build is not: on the development machine Debian's 3.11 ran the calibration 1.6-1.9x and
-# the games' steps 1.13-1.35x as fast as pyenv's 3.11.7 (docs/performance.md, "Twenty-ninth pass").
+# calibration, stdlib only, which also names the interpreter's file). A distribution's CPython
+# is a profile-guided build and a plain pyenv build is not: on the development machine Debian's
+# 3.11 ran the calibration 1.6-1.9x and the games' steps 1.13-1.35x as fast as pyenv's 3.11.7
+# (docs/performance.md, "Twenty-ninth pass").
 SYSTEM_PYTHON="${CLUEGYM_SYSTEM_PYTHON:-/usr/bin/python3}"  # another to compare (the tests' fakes)
-calibration_us() {  # the interpreter's calibration in whole microseconds, or nothing
-  "$1" -I benchmarks/host.py --calibration-us 2>/dev/null || true
-}
-interpreter_file() {  # the file an interpreter (a pyenv shim, a link, a venv's python) runs
-  "$1" -I -c 'import os, sys
-print(os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable))' 2>/dev/null || true
+probe() {  # "<calibration in whole us> <the file it runs>" of an interpreter (a pyenv shim, a link,
+  # a venv's python: its base interpreter's file), or nothing
+  "$1" -I benchmarks/host.py --probe 2>/dev/null || true
 }
 can_host_venv() {  # Python 3.10+ that can make a venv and has the headers the compiled build needs
   "$1" -I -c 'import os, sys, sysconfig, ensurepip, venv
@@ -76,33 +74,34 @@ sys.exit(sys.version_info < (3, 10) or not os.path.isfile(os.path.join(sysconfig
     >/dev/null 2>&1
 }
 # Whether the system's interpreter is another one than $1 and at least 1.2x as fast (its
-# calibration at most 5/6 of $1's); sets FASTER_BY to how much, against $2 (for the messages).
+# calibration at most 5/6 of $1's); sets FASTER_BY to how much, against $2 (for the messages),
+# and SYSTEM_FILE to the file the system's runs.
 system_is_faster() {
-  FASTER_BY=""
+  FASTER_BY="" SYSTEM_FILE=""
   [ -x "$SYSTEM_PYTHON" ] || return 1
-  [ "$(interpreter_file "$1")" != "$(interpreter_file "$SYSTEM_PYTHON")" ] || return 1
-  local ours theirs
-  ours=$(calibration_us "$1"); theirs=$(calibration_us "$SYSTEM_PYTHON")
+  local ours ours_file theirs
+  read -r ours ours_file <<<"$(probe "$1")" || true
+  read -r theirs SYSTEM_FILE <<<"$(probe "$SYSTEM_PYTHON")" || true
   [ -n "$theirs" ] || return 1
   if [ -z "$ours" ]; then  # $1 cannot run it (missing, or too old a Python)
     FASTER_BY="faster than $2 (which could not be timed)"; return 0
   fi
+  [ "$ours_file" != "$SYSTEM_FILE" ] || return 1
   [ $((theirs * 6)) -le $((ours * 5)) ] || return 1
-  FASTER_BY="$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.1f", a / b }')x as fast as $2"
+  FASTER_BY="$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.1f", a / b }')x as fast as $2 ($ours_file)"
 }
 if [ -x .venv/bin/python ]; then
-  if [ -z "$PYTHON_ASKED" ] && system_is_faster .venv/bin/python "the venv's"; then
-    echo "==> note: .venv runs $(interpreter_file .venv/bin/python); $SYSTEM_PYTHON runs pure Python" \
-      "${FASTER_BY}: remove .venv and rerun to switch" >&2
+  if [ -z "$PYTHON_ASKED" ] && system_is_faster .venv/bin/python "the interpreter of .venv"; then
+    echo "==> note: $SYSTEM_PYTHON runs pure Python ${FASTER_BY}: remove .venv and rerun to switch" >&2
   fi
 else
-  if [ -z "$PYTHON_ASKED" ] && system_is_faster python3 "python3 on PATH ($(interpreter_file python3))"; then
+  if [ -z "$PYTHON_ASKED" ] && system_is_faster python3 "python3 on PATH"; then
     if ! can_host_venv "$SYSTEM_PYTHON" && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "==> apt-get install python3-venv python3-dev (for $SYSTEM_PYTHON)"
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-dev >/dev/null || true
     fi
     if can_host_venv "$SYSTEM_PYTHON"; then
-      echo "==> Python: $SYSTEM_PYTHON ($(interpreter_file "$SYSTEM_PYTHON")), on pure Python ${FASTER_BY};" \
+      echo "==> Python: $SYSTEM_PYTHON ($SYSTEM_FILE), on pure Python ${FASTER_BY};" \
         "PYTHON=python3 keeps that one"
       PYTHON=$SYSTEM_PYTHON
     else

@@ -181,18 +181,28 @@ def test_pgo_profile_path_is_the_objects_absolute_path_under_the_profile(tmp_pat
     assert relative == profile.joinpath(*(tmp_path / "objects" / "rules.gcda").resolve().parts[1:])
 
 
+def _setup_sh_copy(folder: Path) -> Path:
+    """scripts/setup.sh copied into ``folder`` (an otherwise empty checkout, where it stops at
+    the first step that needs more); returns ``folder/bin``, for stand-in commands."""
+    (folder / "scripts").mkdir()
+    shutil.copy(Path(cluegym.__file__).resolve().parents[1] / "scripts" / "setup.sh", folder / "scripts" / "setup.sh")
+    (folder / "bin").mkdir()
+    return folder / "bin"
+
+
+def _run_setup_sh(folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "scripts/setup.sh"], cwd=folder, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
 def test_setup_sh_reads_cluegym_pgo_as_the_build_does_and_refuses_a_wrong_value_first(tmp_path):
     # A copy of the script in an empty folder, with a "Python" that cannot make a venv: a value
     # it accepts gets as far as the venv and stops there; a wrong one stops before anything,
     # as the build would refuse it (an "OFF" read as "auto" would build profile-guided).
-    script = Path(cluegym.__file__).resolve().parents[1] / "scripts" / "setup.sh"
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(script, tmp_path / "scripts" / "setup.sh")
+    _setup_sh_copy(tmp_path)
 
     def run(value: str) -> subprocess.CompletedProcess:
-        env = {**os.environ, PGO_SWITCH: value, "PYTHON": "false"}
-        return subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=300)
+        return _run_setup_sh(tmp_path, {**os.environ, PGO_SWITCH: value, "PYTHON": "false"})
 
     wrong = run("fast")
     assert wrong.returncode == 2 and "CLUEGYM_PGO=fast: use generate, use, off or auto" in wrong.stderr
@@ -378,15 +388,14 @@ def test_the_typed_modules_run_as_python_without_cython():
 
 
 def _fake_python(folder: Path, name: str, calibration: int | None, *, hosts_venv: bool = True) -> Path:
-    """A stand-in interpreter for setup.sh's choice: it answers the calibration (None: it
-    cannot run it), its file and whether it can host a venv, and stops setup.sh where the venv
-    would be made."""
+    """A stand-in interpreter for setup.sh's choice: it answers the probe (its calibration and
+    its file; None: it cannot run it) and whether it can host a venv, and stops setup.sh where
+    the venv would be made."""
     fake = folder / name
-    timed = "exit 1" if calibration is None else f"echo {calibration}"
+    timed = "exit 1" if calibration is None else f"echo {calibration} /fake/{name}"
     fake.write_text(f"""#!/usr/bin/env bash
 case "$*" in
-  *"benchmarks/host.py --calibration-us"*) {timed} ;;
-  *realpath*) echo /fake/{name} ;;
+  *"benchmarks/host.py --probe"*) {timed} ;;
   *ensurepip*) exit {0 if hosts_venv else 1} ;;
   *"-m venv"*) echo "venv made by {name}"; exit 3 ;;
   *) exit 4 ;;
@@ -396,61 +405,49 @@ esac
     return fake
 
 
+def _choice_env(bin_dir: Path, system: Path) -> dict[str, str]:
+    """The environment of setup.sh's interpreter choice: the stand-ins first on PATH, ``system``
+    as the system's interpreter, PYTHON unset."""
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "CLUEGYM_SYSTEM_PYTHON": str(system)}
+    env.pop("PYTHON", None)
+    return env
+
+
 @pytest.mark.parametrize("path_us, system_us, asked, expected, said", [
     (2000, 1000, None, "system", "on pure Python 2.0x as fast as python3 on PATH (/fake/python3)"),
     (2000, 1900, None, "python3", None),  # within 1.2x: python3 on PATH stays
     (2000, 1000, "python3", "python3", None),  # PYTHON chosen: no comparison
-    (None, 1000, None, "system", "faster than python3 on PATH (/fake/python3) (which could not be timed)"),
+    (None, 1000, None, "system", "faster than python3 on PATH (which could not be timed)"),
 ])
 def test_setup_sh_makes_the_venv_with_the_faster_interpreter(tmp_path, path_us, system_us, asked, expected, said):
-    root = Path(cluegym.__file__).resolve().parents[1]
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(root / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir = _setup_sh_copy(tmp_path)
     _fake_python(bin_dir, "python3", path_us)
-    system = _fake_python(bin_dir, "system", system_us)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "CLUEGYM_SYSTEM_PYTHON": str(system)}
-    env.pop("PYTHON", None)
+    env = _choice_env(bin_dir, _fake_python(bin_dir, "system", system_us))
     if asked:
         env["PYTHON"] = asked
-    result = subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                            timeout=300)
+    result = _run_setup_sh(tmp_path, env)
     assert result.returncode == 3 and f"venv made by {expected}" in result.stdout, result.stdout + result.stderr
     assert (said is not None and said in result.stdout) == (expected == "system"), result.stdout
 
 
 def test_setup_sh_keeps_python3_when_the_faster_one_cannot_make_the_venv(tmp_path):
-    root = Path(cluegym.__file__).resolve().parents[1]
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(root / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir = _setup_sh_copy(tmp_path)
     _fake_python(bin_dir, "python3", 2000)
     system = _fake_python(bin_dir, "system", 1000, hosts_venv=False)
     (bin_dir / "id").write_text("#!/usr/bin/env bash\necho 1000\n")  # not root: nothing is apt-installed
     (bin_dir / "id").chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "CLUEGYM_SYSTEM_PYTHON": str(system)}
-    env.pop("PYTHON", None)
-    result = subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                            timeout=300)
+    result = _run_setup_sh(tmp_path, _choice_env(bin_dir, system))
     assert result.returncode == 3 and "venv made by python3" in result.stdout, result.stdout + result.stderr
     assert "cannot make the venv (python3-venv and python3-dev, as root)" in result.stderr
 
 
 def test_setup_sh_says_when_an_existing_venv_runs_a_slower_interpreter(tmp_path):
-    root = Path(cluegym.__file__).resolve().parents[1]
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(root / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir = _setup_sh_copy(tmp_path)
     system = _fake_python(bin_dir, "system", 1000)
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     venv_python = _fake_python(tmp_path / ".venv" / "bin", "python", 2000)
     venv_python.write_text(venv_python.read_text().replace('*) exit 4', '*"-m pip"*) echo "pip, stop"; exit 5 ;;\n  *) exit 4'))
-    env = {**os.environ, "CLUEGYM_SYSTEM_PYTHON": str(system)}
-    env.pop("PYTHON", None)
-    result = subprocess.run(["bash", "scripts/setup.sh"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                            timeout=300)
+    result = _run_setup_sh(tmp_path, _choice_env(bin_dir, system))
     assert result.returncode == 5 and "pip, stop" in result.stdout, result.stdout + result.stderr
-    assert "runs pure Python 2.0x as fast as the venv's: remove .venv and rerun to switch" in result.stderr
+    assert ("runs pure Python 2.0x as fast as the interpreter of .venv (/fake/python): remove .venv and rerun to"
+            " switch") in result.stderr

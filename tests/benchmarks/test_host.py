@@ -51,16 +51,18 @@ def test_describe_host_names_this_interpreter_resolved():
 
 
 def test_run_as_a_script_it_prints_the_calibration_for_setup_sh():
-    """scripts/setup.sh compares interpreters by `python -I benchmarks/host.py --calibration-us`
-    before anything is installed: the file must run alone, on the standard library."""
+    """scripts/setup.sh compares interpreters by `python -I benchmarks/host.py --probe` before
+    anything is installed: the file must run alone, on the standard library."""
     import subprocess
     import sys
     from pathlib import Path
 
     script = Path(host_module.__file__).with_suffix(".py")
-    out = subprocess.run([sys.executable, "-I", str(script), "--calibration-us"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-I", str(script), "--probe"], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip().isdigit() and int(out) > 0
+    calibration, interpreter = out.strip().split(" ", 1)
+    assert calibration.isdigit() and int(calibration) > 0
+    assert interpreter == describe_host(repeats=1).interpreter  # a venv's base interpreter, resolved
     line = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, check=True).stdout
     assert line.startswith("host: ") and "calibration" in line
     wrong = subprocess.run([sys.executable, "-I", str(script), "--fast"], capture_output=True, text=True)
