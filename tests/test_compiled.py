@@ -390,7 +390,7 @@ def test_the_typed_modules_run_as_python_without_cython():
 def _fake_python(folder: Path, name: str, calibration: int | None, *, hosts_venv: bool = True) -> Path:
     """A stand-in interpreter for setup.sh's choice: it answers the probe (its calibration and
     its file; None: it cannot run it) and whether it can host a venv, and stops setup.sh where
-    the venv would be made."""
+    the venv would be made (exit 3) or, as a venv's python, at its first pip (exit 5)."""
     fake = folder / name
     timed = "exit 1" if calibration is None else f"echo {calibration} /fake/{name}"
     fake.write_text(f"""#!/usr/bin/env bash
@@ -398,6 +398,7 @@ case "$*" in
   *"benchmarks/host.py --probe"*) {timed} ;;
   *ensurepip*) exit {0 if hosts_venv else 1} ;;
   *"-m venv"*) echo "venv made by {name}"; exit 3 ;;
+  *"-m pip"*) echo "pip, stop"; exit 5 ;;
   *) exit 4 ;;
 esac
 """)
@@ -445,8 +446,7 @@ def test_setup_sh_says_when_an_existing_venv_runs_a_slower_interpreter(tmp_path)
     bin_dir = _setup_sh_copy(tmp_path)
     system = _fake_python(bin_dir, "system", 1000)
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
-    venv_python = _fake_python(tmp_path / ".venv" / "bin", "python", 2000)
-    venv_python.write_text(venv_python.read_text().replace('*) exit 4', '*"-m pip"*) echo "pip, stop"; exit 5 ;;\n  *) exit 4'))
+    _fake_python(tmp_path / ".venv" / "bin", "python", 2000)
     result = _run_setup_sh(tmp_path, _choice_env(bin_dir, system))
     assert result.returncode == 5 and "pip, stop" in result.stdout, result.stdout + result.stderr
     assert ("runs pure Python 2.0x as fast as the interpreter of .venv (/fake/python): remove .venv and rerun to"
