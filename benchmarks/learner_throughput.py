@@ -88,6 +88,7 @@ from cluegym.benchmarks.host import describe_host
 from cluegym.benchmarks.throughput import measure
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
+from cluegym.wrappers.vec_env import limit_threads
 
 __all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay",
            "measure_selfplay_defaults", "measure_multiseat", "median_rate", "main", "VIEW_FLOOR",
@@ -187,22 +188,6 @@ SETUPS: dict[str, Setup] = {
     "dixit": Setup("player_0", "all", env_kwargs={"reveal_captions": True}, task_options={"player": "random"},
                    warm=_warm_dixit, warm_defaults=_warm_dixit_defaults),
 }
-
-
-def limit_threads(threads: int) -> None:
-    """Run torch and numpy's BLAS on ``threads`` threads (threadpoolctl, when installed, sets
-    the BLAS; without it only torch is set)."""
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch comes with the training extras
-        pass
-    else:
-        torch.set_num_threads(threads)
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - a dependency of scikit-learn, not of cluegym
-        return
-    threadpool_limits(threads)
 
 
 @dataclass

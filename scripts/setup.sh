@@ -57,11 +57,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-# The interpreter of a new .venv: $PYTHON when set; else python3 on PATH, or the system's
-# /usr/bin/python3 where it runs pure Python at least 1.2x as fast (benchmarks/host.py's
-# calibration, stdlib only, which also names the interpreter's file). A distribution's CPython
-# is a profile-guided build and a plain pyenv build is not: on the development machine Debian's
-# 3.11 ran the calibration 1.6-1.9x and the games' steps 1.13-1.35x as fast as pyenv's 3.11.7
+# The interpreter of a new .venv (the rule is the header's): "as fast" is benchmarks/host.py's
+# calibration (stdlib only; it also names the interpreter's file). On the development machine
+# Debian's 3.11 ran it 1.6-1.9x and the games' steps 1.13-1.35x as fast as pyenv's 3.11.7
 # (docs/performance.md, "Twenty-ninth pass").
 SYSTEM_PYTHON="${CLUEGYM_SYSTEM_PYTHON:-/usr/bin/python3}"  # another to compare (the tests' fakes)
 probe() {  # "<calibration in whole us> <the file it runs>" of an interpreter (a pyenv shim, a link,

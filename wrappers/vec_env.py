@@ -16,15 +16,37 @@ import numpy as np
 
 from cluegym.wrappers.selfplay import SelfPlayEnv, make_game_env
 
-__all__ = ["make_vec_env"]
+__all__ = ["make_vec_env", "limit_threads"]
+
+
+def limit_threads(threads: int) -> None:
+    """Run torch and numpy's BLAS on ``threads`` threads in this process.
+
+    Each defaults to a thread per core. In a process that shares the cores with others (each
+    ``make_vec_env(vec="subproc")`` worker, a benchmark on a busy machine) the extra threads
+    spin against the other processes: four Taboo workers on two cores took 4x the CPU for the
+    same steps with the BLAS's default (docs/performance.md, "Thirty-first pass").
+
+    Example:
+        >>> limit_threads(1)  # in a worker process, before it computes anything
+    """
+    # Deferred on purpose: torch is heavy, and the wrappers import without it.
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    torch.set_num_threads(threads)
+    threadpool_limits(threads)  # kept for the process (not used as a context manager)
 
 
 def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs: Any) -> Any:
     """``n_envs`` :class:`SelfPlayEnv` copies in an SB3 ``DummyVecEnv`` or ``SubprocVecEnv``.
 
     Each copy is wrapped in SB3's ``Monitor`` (episode returns and lengths, plus the unshaped
-    ``game_return``) and seeded ``seed + i``. With ``"subproc"`` the game's ``preload()`` runs
-    here before the workers are forked, so that they share what it reads (Dixit's deck). The
+    ``game_return``) and seeded ``seed + i``. With ``"subproc"`` each worker runs torch and the
+    BLAS on one thread (:func:`limit_threads`), and the game's ``preload()`` runs
+    here before the workers are forked, so that they share what it reads (Dixit's deck; the
+    word judge of Decrypto, Taboo and Undercover, whose NLTK import each worker would otherwise
+    pay at its first check, ~2 s and ~170 MB). The
     ``DummyVecEnv`` returns each step's infos as copies of the envs' info dicts and their
     arrays instead of SB3's deep copy: the values in them are new at every step, so the
     copies are as independent (4.5-9.7% less CPU a decision in the vectorised env).
@@ -47,9 +69,7 @@ def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs
     def factory(index: int) -> Callable[[], gymnasium.Env]:
         def build() -> gymnasium.Env:
             if vec == "subproc":
-                import torch  # deferred: heavy; only a subprocess env needs to set its threads
-
-                torch.set_num_threads(1)  # one process per env already: threads only contend
+                limit_threads(1)  # one process per env already: more threads only contend
             env = Monitor(SelfPlayEnv(**kwargs), info_keywords=("game_return",))
             env.reset(seed=seed + index)
             return env
@@ -58,8 +78,9 @@ def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs
     builders = [factory(i) for i in range(n_envs)]
     if vec == "subproc":
         if "game" in kwargs:
-            # What the game reads lazily (Dixit's deck) read here, before the fork: the workers
-            # share it instead of each reading and holding its own (~45 MB for the shipped deck).
+            # What the game reads lazily (Dixit's deck, the word judge) read here, before the
+            # fork: the workers share it instead of each reading and holding its own (~45 MB for
+            # the shipped deck; NLTK's import for the judge).
             make_game_env(kwargs["game"], kwargs.get("env_kwargs")).unwrapped.preload()
         vec_env = SubprocVecEnv(builders, start_method="fork")
     else:

@@ -60,6 +60,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from cluegym.envs.core.infos import SeatInfos
+from cluegym.envs.core.matching import preload_word_judge
 from cluegym.envs.core.options import call_after_init, check_init_options
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.record import (
@@ -118,6 +119,9 @@ class ClueGameEnv(AECEnv):
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
     #: Registered versioned id, e.g. ``"decrypto_v0"``.
     game_id: str = ""
+    #: The game judges free text with :mod:`~cluegym.envs.core.matching` (whether a hint or a
+    #: description says a protected word): :meth:`preload` loads the judge.
+    word_judge: bool = False
     #: Whether the game's ``_observe`` and its rules' ``legal_mask`` return read-only arrays
     #: only (then the adapter does not mark them at every new State; see the module docstring).
     frozen_arrays: bool = False
@@ -246,12 +250,16 @@ class ClueGameEnv(AECEnv):
     def preload(self) -> None:
         """Load now what the game otherwise loads the first time it needs it, so that the
         first games run as fast as the later ones (and worker processes forked after this
-        share what it loaded). Nothing for most games; Dixit reads every card of its deck.
+        share what it loaded): the word judge of a game that sets :attr:`word_judge`
+        (:func:`~cluegym.envs.core.matching.preload_word_judge`); Dixit reads every card of
+        its deck.
 
         Example:
             >>> env = cluegym.make("dixit")
             >>> env.unwrapped.preload()  # ~0.5 s for the shipped deck, once per process
         """
+        if self.word_judge:
+            preload_word_judge()
 
     def _render_text(self) -> str:
         """A human-readable view of the table."""

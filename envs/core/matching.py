@@ -212,6 +212,24 @@ def _snowball():
     return SnowballStemmer("english")
 
 
+def preload_word_judge() -> None:
+    """Load what the judge otherwise loads at its first check: the WordNet lexicon and NLTK's
+    Snowball stemmer (importing NLTK takes ~2 s and ~170 MB, as it imports its whole package).
+
+    The games that judge free text call this from their env's ``preload()``, so that the first
+    game's first check does not stall and worker processes forked afterwards
+    (``make_vec_env(vec="subproc")``) share the loaded judge instead of each importing NLTK.
+
+    Raises:
+        WordNetMissingError: when WordNet is not installed.
+
+    Example:
+        >>> preload_word_judge()  # once per process; later calls return at once
+    """
+    wordnet_lexicon()
+    _snowball()
+
+
 @functools.lru_cache(maxsize=65536)
 def snowball_stem(token: str) -> str:
     """The plain Snowball stem (no irregular-form mapping, so ``see`` is not ``saw``)."""

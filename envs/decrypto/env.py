@@ -111,6 +111,7 @@ class DecryptoEnv(ClueGameEnv):
 
     metadata = {"name": "decrypto_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     game_id = "decrypto_v0"
+    word_judge = True  # Alice's hints are checked against the keywords
     frozen_arrays = True  # the past's arrays are shared, the others marked when made
 
     def __init__(

@@ -85,6 +85,7 @@ class TabooEnv(ClueGameEnv):
 
     metadata = {"name": "taboo_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     game_id = "taboo_v0"
+    word_judge = True  # utterances are checked against the target word
     frozen_arrays = True  # its observations are texts and numbers; no legal mask
 
     def __init__(

@@ -140,6 +140,7 @@ class UndercoverEnv(ClueGameEnv):
 
     metadata = {"name": "undercover_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
     game_id = "undercover_v0"
+    word_judge = True  # descriptions are checked against the speaker's own word
     frozen_arrays = True  # the public view's arrays are shared, the vote mask marked when made
 
     def __init__(

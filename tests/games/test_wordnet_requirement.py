@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,3 +64,36 @@ def test_agents_and_the_judge_share_one_reader():
     assert "mouse" in matching.wordnet_lexicon().exceptions["noun"]["mice"]
     with pytest.raises(ValueError, match="part of speech"):
         matching.wordnet_lemmas("adv")
+
+
+_PRELOAD_CHECK = """
+import sys
+import cluegym
+from cluegym.envs.core import matching
+envs = [cluegym.make(game) for game in sys.argv[1:]]
+assert "nltk" not in sys.modules and matching._read_lexicon.cache_info().currsize == 0, "loaded before preload"
+envs[0].unwrapped.preload()
+assert "nltk.stem.snowball" in sys.modules and matching._snowball.cache_info().currsize == 1
+assert matching._read_lexicon.cache_info().currsize == 1
+hits = matching._snowball.cache_info().hits
+for env in envs:
+    env.unwrapped.preload()  # once per process: the others find it loaded
+assert matching._snowball.cache_info().hits == hits + len(envs)
+print("ok")
+"""
+
+
+def test_preload_loads_the_word_judge_of_the_games_that_judge_words():
+    # A fresh process: this one has long imported NLTK. What preload() loads, a worker forked
+    # after it (make_vec_env(vec="subproc")) shares instead of importing NLTK (~2 s) itself.
+    done = subprocess.run([sys.executable, "-c", _PRELOAD_CHECK, *JUDGED_GAMES], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("game", JUDGED_GAMES)
+def test_preload_without_wordnet_names_the_missing_database(game, monkeypatch):
+    env = cluegym.make(game)
+    monkeypatch.setattr(matching, "WORDNET_DIR", Path("/nonexistent/wordnet"))
+    with pytest.raises(WordNetMissingError, match="apt-get install wordnet-base"):
+        env.unwrapped.preload()

@@ -236,6 +236,31 @@ def test_subprocess_envs_are_forked_after_the_game_preloads(tmp_path, monkeypatc
     assert filled_at_fork == [(2, "fork", len(deck))]
 
 
+def test_subprocess_workers_run_torch_and_the_blas_on_one_thread(monkeypatch):
+    """Each worker of make_vec_env(vec="subproc") shares the cores with the others: its torch
+    and numpy BLAS run one thread (a thread per core each spun against the other workers)."""
+    import stable_baselines3.common.vec_env as sb3_vec  # noqa: PLC0415
+    import torch  # noqa: PLC0415
+    from threadpoolctl import threadpool_info, threadpool_limits  # noqa: PLC0415
+
+    threads_in_worker = []
+
+    class InProcessSubprocVecEnv:  # stands for SB3's: runs a worker's builder here, as the worker would
+        def __init__(self, builders, start_method=None):
+            builders[0]()
+            threads_in_worker.append((torch.get_num_threads(), {lib["num_threads"] for lib in threadpool_info()}))
+
+        def seed(self, seed):
+            return [seed]
+
+    monkeypatch.setattr(sb3_vec, "SubprocVecEnv", InProcessSubprocVecEnv)
+    torch_threads = torch.get_num_threads()
+    with threadpool_limits(limits=2):  # restores this process's BLAS threads on exit
+        make_vec_env(2, vec="subproc", seed=0, game="decrypto", seat="eve", opponents=OPPONENTS["eve"])
+    torch.set_num_threads(torch_threads)
+    assert threads_in_worker == [(1, {1})]
+
+
 def _scramble(value):
     """Change everything mutable in ``value`` in place (arrays too, where numpy lets it)."""
     if isinstance(value, dict):
