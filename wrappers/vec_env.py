@@ -24,8 +24,8 @@ def limit_threads(threads: int) -> None:
 
     Each defaults to a thread per core. In a process that shares the cores with others (each
     ``make_vec_env(vec="subproc")`` worker, a benchmark on a busy machine) the extra threads
-    spin against the other processes: four Taboo workers on two cores took 4x the CPU for the
-    same steps with the BLAS's default (docs/performance.md, "Thirty-first pass").
+    spin against the other processes: MaskablePPO on four Taboo workers on two cores trained
+    5x slower with the BLAS's default (docs/performance.md, "Thirty-first pass").
 
     Example:
         >>> limit_threads(1)  # in a worker process, before it computes anything
@@ -38,15 +38,16 @@ def limit_threads(threads: int) -> None:
     threadpool_limits(threads)  # kept for the process (not used as a context manager)
 
 
-def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs: Any) -> Any:
+def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, worker_threads: int | None = 1,
+                 **kwargs: Any) -> Any:
     """``n_envs`` :class:`SelfPlayEnv` copies in an SB3 ``DummyVecEnv`` or ``SubprocVecEnv``.
 
     Each copy is wrapped in SB3's ``Monitor`` (episode returns and lengths, plus the unshaped
     ``game_return``) and seeded ``seed + i``. With ``"subproc"`` each worker runs torch and the
-    BLAS on one thread (:func:`limit_threads`), and the game's ``preload()`` runs
+    BLAS on ``worker_threads`` threads (:func:`limit_threads`), and the game's ``preload()`` runs
     here before the workers are forked, so that they share what it reads (Dixit's deck; the
     word judge of Decrypto, Taboo and Undercover, whose NLTK import each worker would otherwise
-    pay at its first check, ~2 s and ~170 MB). The
+    pay at its first check, ~2 s and ~125 MB). The
     ``DummyVecEnv`` returns each step's infos as copies of the envs' info dicts and their
     arrays instead of SB3's deep copy: the values in them are new at every step, so the
     copies are as independent (4.5-9.7% less CPU a decision in the vectorised env).
@@ -55,21 +56,29 @@ def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, **kwargs
         n_envs: number of envs.
         vec: ``"dummy"`` (one process) or ``"subproc"`` (one process per env).
         seed: env ``i`` is seeded ``seed + i``.
+        worker_threads: with ``"subproc"``, the torch and BLAS threads of each worker (default
+            1: the workers share the cores already); None leaves the libraries' defaults, a
+            thread per core each, which the workers then spin against each other
+            (:mod:`cluegym.benchmarks.vec_training` compares them).
         **kwargs: :class:`SelfPlayEnv` arguments (``game``, ``seat``, ``opponents``, ...).
 
     Raises:
-        ValueError: ``vec`` is neither ``"dummy"`` nor ``"subproc"``.
+        ValueError: ``vec`` is neither ``"dummy"`` nor ``"subproc"``, or ``worker_threads`` is
+            not None or a positive int.
     """
     if vec not in ("dummy", "subproc"):
         raise ValueError(f"vec must be 'dummy' or 'subproc', got {vec!r}")
+    if worker_threads is not None and (isinstance(worker_threads, bool) or not isinstance(worker_threads, int)
+                                       or worker_threads < 1):
+        raise ValueError(f"worker_threads must be None or an int >= 1, got {worker_threads!r}")
     # Deferred on purpose: stable-baselines3 loads torch (heavy); the wrappers import without it.
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     def factory(index: int) -> Callable[[], gymnasium.Env]:
         def build() -> gymnasium.Env:
-            if vec == "subproc":
-                limit_threads(1)  # one process per env already: more threads only contend
+            if vec == "subproc" and worker_threads is not None:
+                limit_threads(worker_threads)  # one process per env already: more threads contend
             env = Monitor(SelfPlayEnv(**kwargs), info_keywords=("game_return",))
             env.reset(seed=seed + index)
             return env

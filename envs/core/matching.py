@@ -214,7 +214,7 @@ def _snowball():
 
 def preload_word_judge() -> None:
     """Load what the judge otherwise loads at its first check: the WordNet lexicon and NLTK's
-    Snowball stemmer (importing NLTK takes ~2 s and ~170 MB, as it imports its whole package).
+    Snowball stemmer (importing NLTK takes ~2 s and ~125 MB, as it imports its whole package).
 
     The games that judge free text call this from their env's ``preload()``, so that the first
     game's first check does not stall and worker processes forked afterwards

@@ -236,9 +236,11 @@ def test_subprocess_envs_are_forked_after_the_game_preloads(tmp_path, monkeypatc
     assert filled_at_fork == [(2, "fork", len(deck))]
 
 
-def test_subprocess_workers_run_torch_and_the_blas_on_one_thread(monkeypatch):
+@pytest.mark.parametrize("worker_threads", [1, 3, None])
+def test_subprocess_workers_run_torch_and_the_blas_on_one_thread(monkeypatch, worker_threads):
     """Each worker of make_vec_env(vec="subproc") shares the cores with the others: its torch
-    and numpy BLAS run one thread (a thread per core each spun against the other workers)."""
+    and numpy BLAS run one thread by default (a thread per core each spun against the other
+    workers), ``worker_threads`` of them when given, the libraries' own with None."""
     import stable_baselines3.common.vec_env as sb3_vec  # noqa: PLC0415
     import torch  # noqa: PLC0415
     from threadpoolctl import threadpool_info, threadpool_limits  # noqa: PLC0415
@@ -255,10 +257,21 @@ def test_subprocess_workers_run_torch_and_the_blas_on_one_thread(monkeypatch):
 
     monkeypatch.setattr(sb3_vec, "SubprocVecEnv", InProcessSubprocVecEnv)
     torch_threads = torch.get_num_threads()
-    with threadpool_limits(limits=2):  # restores this process's BLAS threads on exit
-        make_vec_env(2, vec="subproc", seed=0, game="decrypto", seat="eve", opponents=OPPONENTS["eve"])
-    torch.set_num_threads(torch_threads)
-    assert threads_in_worker == [(1, {1})]
+    try:
+        torch.set_num_threads(2)
+        with threadpool_limits(limits=2):  # restores this process's BLAS threads on exit
+            kwargs = {} if worker_threads == 1 else {"worker_threads": worker_threads}
+            make_vec_env(2, vec="subproc", seed=0, game="decrypto", seat="eve", opponents=OPPONENTS["eve"], **kwargs)
+    finally:
+        torch.set_num_threads(torch_threads)
+    expected = worker_threads or 2  # None: the threads the process had
+    assert threads_in_worker == [(expected, {expected})]
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5, "2"])
+def test_worker_threads_must_be_a_positive_int_or_none(bad):
+    with pytest.raises(ValueError, match="worker_threads must be None or an int >= 1"):
+        make_vec_env(2, vec="subproc", worker_threads=bad, game="decrypto", seat="eve")
 
 
 def _scramble(value):
