@@ -69,9 +69,11 @@ def measure_training(game: str, vec: str, steps: int, *, n_envs: int = 4, worker
     from cluegym.wrappers.vec_env import make_vec_env
 
     setup = SETUPS[game]
-    opponents = {"opponents": {"*": "random"}, "task_options": setup.task_options} if random_opponents else {}
+    # Random players, and the tasks' delegates the learning benchmarks give them; else SelfPlayEnv's
+    # defaults (the game's DEFAULT_AGENTS and the tasks' default delegates).
+    players = {"opponents": {"*": "random"}, "task_options": setup.task_options} if random_opponents else {}
     env = make_vec_env(n_envs, vec=vec, seed=seed, worker_threads=worker_threads, game=game, seat=setup.seat,
-                       env_kwargs=setup.env_kwargs, **opponents)
+                       env_kwargs=setup.env_kwargs, **players)
     try:
         model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", **DEFAULT_ALGO_KWARGS["maskable_ppo"])
         # A logger that writes nothing: SB3's default one makes a folder in /tmp at every learn().
