@@ -92,6 +92,7 @@ from cluegym.wrappers.vec_env import limit_threads
 
 __all__ = ["Setup", "SETUPS", "ViewRate", "limit_threads", "measure_raw", "measure_raw_random", "measure_selfplay",
            "measure_selfplay_defaults", "measure_multiseat", "median_rate", "main", "VIEW_FLOOR",
+           "warmed_maskable_ppo",
            "selfplay_breakdown", "BREAKDOWN_PARTS", "GAME_PARTS", "view_budget", "timer_overhead", "TrainingShare",
            "ppo_env_share", "own_work"]
 
@@ -515,6 +516,23 @@ class TrainingShare:
         return 1e6 / (self.env_us + self.learner_us)
 
 
+def warmed_maskable_ppo(env: Any, seed: int = 0) -> Any:
+    """sb3-contrib's ``MaskablePPO`` with the project's defaults (``DEFAULT_ALGO_KWARGS``) on
+    ``env`` (a ``VecEnv``), logging nothing, after one warm-up rollout (lazy loads, torch's
+    first calls): what the benchmarks time a training run from."""
+    # Deferred on purpose: sb3-contrib and torch are heavy.
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
+
+    from cluegym.training.config import DEFAULT_ALGO_KWARGS
+
+    model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", **DEFAULT_ALGO_KWARGS["maskable_ppo"])
+    # A logger that writes nothing: SB3's default one makes a folder in /tmp at every learn().
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    model.learn(model.n_steps * env.num_envs)
+    return model
+
+
 def ppo_env_share(game: str, setup: Setup, steps: int, seed: int = 0, n_envs: int = 4) -> TrainingShare:
     """Train ``MaskablePPO`` (the project's defaults) on the SB3 view of ``setup`` for ``steps``
     decisions after one warm-up rollout, timing the CPU spent inside the ``VecEnv``.
@@ -524,10 +542,6 @@ def ppo_env_share(game: str, setup: Setup, steps: int, seed: int = 0, n_envs: in
         >>> 0.0 < share.env_share < 1.0   # the envs' share of the run's CPU time (~0.5-0.6 for Taboo)
         True
     """
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import Logger
-
-    from cluegym.training.config import DEFAULT_ALGO_KWARGS
     from cluegym.wrappers.vec_env import make_vec_env
 
     env = make_vec_env(n_envs, seed=seed, game=game, seat=setup.seat, opponents={"*": "random"},
@@ -536,10 +550,7 @@ def ppo_env_share(game: str, setup: Setup, steps: int, seed: int = 0, n_envs: in
     clock = time.process_time
     for name in ("reset", "step_async", "step_wait"):
         _time_calls(env, name, spent, "envs", clock)
-    model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", **DEFAULT_ALGO_KWARGS["maskable_ppo"])
-    # A logger that writes nothing: SB3's default one makes a folder in /tmp at every learn().
-    model.set_logger(Logger(folder=None, output_formats=[]))
-    model.learn(model.n_steps * n_envs)  # warm-up: lazy loads, torch's first calls
+    model = warmed_maskable_ppo(env, seed)
     spent["envs"] = 0.0
     start = clock()
     model.learn(steps, reset_num_timesteps=False)

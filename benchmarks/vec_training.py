@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 
 from cluegym.benchmarks.host import describe_host
-from cluegym.benchmarks.learner_throughput import SETUPS
+from cluegym.benchmarks.learner_throughput import SETUPS, warmed_maskable_ppo
 
 __all__ = ["VecRate", "measure_training", "main"]
 
@@ -61,12 +61,7 @@ def measure_training(game: str, vec: str, steps: int, *, n_envs: int = 4, worker
         >>> rate.per_second > 0
         True
     """
-    # Deferred on purpose: sb3-contrib and torch are heavy.
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import Logger
-
-    from cluegym.training.config import DEFAULT_ALGO_KWARGS
-    from cluegym.wrappers.vec_env import make_vec_env
+    from cluegym.wrappers.vec_env import make_vec_env  # deferred: SB3 and torch are heavy
 
     setup = SETUPS[game]
     # Random players, and the tasks' delegates the learning benchmarks give them; else SelfPlayEnv's
@@ -75,10 +70,7 @@ def measure_training(game: str, vec: str, steps: int, *, n_envs: int = 4, worker
     env = make_vec_env(n_envs, vec=vec, seed=seed, worker_threads=worker_threads, game=game, seat=setup.seat,
                        env_kwargs=setup.env_kwargs, **players)
     try:
-        model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", **DEFAULT_ALGO_KWARGS["maskable_ppo"])
-        # A logger that writes nothing: SB3's default one makes a folder in /tmp at every learn().
-        model.set_logger(Logger(folder=None, output_formats=[]))
-        model.learn(model.n_steps * n_envs)
+        model = warmed_maskable_ppo(env, seed)
         start, before = time.perf_counter(), model.num_timesteps
         model.learn(steps, reset_num_timesteps=False)
         return VecRate(model.num_timesteps - before, time.perf_counter() - start)

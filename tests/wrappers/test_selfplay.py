@@ -237,7 +237,7 @@ def test_subprocess_envs_are_forked_after_the_game_preloads(tmp_path, monkeypatc
 
 
 @pytest.mark.parametrize("worker_threads", [1, 3, None])
-def test_subprocess_workers_run_torch_and_the_blas_on_one_thread(monkeypatch, worker_threads):
+def test_subprocess_workers_run_torch_and_the_blas_on_their_threads(monkeypatch, worker_threads):
     """Each worker of make_vec_env(vec="subproc") shares the cores with the others: its torch
     and numpy BLAS run one thread by default (a thread per core each spun against the other
     workers), ``worker_threads`` of them when given, the libraries' own with None."""
