@@ -403,7 +403,8 @@ def selfplay_breakdown(game: str, setup: Setup, seconds: float,
     """Where the SB3 view's time goes: microseconds per learner decision, in total and per
     part, and the game env's steps per decision.
 
-    The parts: the task's ``features``; the game env's ``step``, ``observe`` and ``reset``
+    The parts: the task's ``features``; the game env's ``step``, ``observe`` (and
+    ``lean_observe``) and ``reset``
     (through the view's wrapper); the other seats' and the delegate's agents (``act``,
     ``reset``); and the rest, the view's own bookkeeping (candidates, masks, rewards, infos,
     seeds). Each part is timed with ``time.perf_counter`` (wall time) around its calls; what
@@ -427,6 +428,7 @@ def selfplay_breakdown(game: str, setup: Setup, seconds: float,
     timed(env.task, "features", "features")
     timed(env.aec, "step", "game step")
     timed(env.raw, "observe", "game observe")
+    timed(env.raw, "lean_observe", "game observe")  # the learner's, where its task reads no prompt
     timed(env.aec, "reset", "game reset")
     make_agent_for = env._agent
     agents_timed: set[int] = set()

@@ -635,7 +635,8 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
         return SeatTask("decrypto", seat, features, n_candidates,
                         candidates=HintCandidates(n_candidates, embedding=embedding, vocabulary=vocabulary, stride=stride,
                                                   config=cfg),
-                        metric=("survival_rate", lambda m, r: m["encoder_win_rate"]), role="alice")
+                        metric=("survival_rate", lambda m, r: m["encoder_win_rate"]), role="alice",
+                        lean_observation=True)  # keywords, code, hint history: no prompt
     metric = (("decoding_rate", lambda m, r: 1.0 - m["miscommunication_rate"]) if seat == "bob"
               else ("interception_rate", lambda m, r: m["interception_rate"]))
-    return SeatTask("decrypto", seat, features, features.n_codes, metric=metric, role=seat)
+    return SeatTask("decrypto", seat, features, features.n_codes, metric=metric, role=seat, lean_observation=True)

@@ -138,5 +138,5 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", player: s
     features = ListenerFeatures(n_choices, cfg.num_rounds, embedding=embedding)
     return SeatTask("dixit", seat, features, n_choices, to_env_action=_card_action, learner_acts=_is_vote,
                     learner_acts_from_info=True,
-                    delegate=player, role="player",
+                    delegate=player, role="player", lean_observation=True,  # captions, not images
                     metric=("listener_accuracy", lambda m, r: listener_accuracy(r, seat)))

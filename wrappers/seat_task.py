@@ -59,6 +59,11 @@ class SeatTask:
             None: training reports the seat's mean episode return (``"mean_return"``).
         role: seats with the same role can take the learner's snapshots in self-play.
         options: the keyword options that rebuild this task with :func:`make_task`.
+        lean_observation: the featurizer, candidates and ``to_env_action`` read none of the
+            game's ``full_only_keys`` (the prompt; Dixit's card images), so the views hand
+            the learner the game's ``lean_observe`` (built without them: 20-60% of an
+            observation's cost) when no delegate that reads observations shares it. False
+            (the default for a task of one's own): the full observation.
     """
 
     game: str
@@ -74,6 +79,7 @@ class SeatTask:
     metric: tuple[str, Callable[[dict[str, Any], list[dict[str, Any]]], float]] | None = None
     role: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    lean_observation: bool = False
 
     def route(self, info: dict[str, Any], observe: Callable[[], dict[str, Any]],
               delegate: Any = None) -> tuple[bool, dict[str, Any] | None]:
@@ -88,6 +94,23 @@ class SeatTask:
         if observation is None and getattr(delegate, "reads_observation", True):
             observation = observe()
         return False, observation
+
+    def observer(self, env: Any, delegate: Any = None) -> Callable[[str], dict[str, Any]]:
+        """How the views build this seat's observation from the raw game ``env``: its
+        ``lean_observe`` when the task reads no full-only key (:attr:`lean_observation`) and
+        ``delegate`` (the agent playing :attr:`delegate`, or None) reads no observation,
+        else its ``observe``.
+
+        Example:
+            >>> import cluegym
+            >>> task = make_task("taboo", "defender", speaker="random")
+            >>> raw = cluegym.make("taboo").unwrapped
+            >>> task.observer(raw) == raw.lean_observe
+            True
+        """
+        lean = (self.lean_observation and getattr(env, "lean_observe", None) is not None
+                and (delegate is None or getattr(delegate, "reads_observation", True) is False))
+        return env.lean_observe if lean else env.observe
 
     def legal(self, observation: dict[str, Any], info: dict[str, Any], candidates: Sequence[Any] | None) -> np.ndarray:
         """Boolean mask of the legal choices for this decision."""

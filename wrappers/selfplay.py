@@ -133,6 +133,8 @@ class SelfPlayEnv(gymnasium.Env):
         self._agents: dict[str, Any] = {}  # spec/seat -> agent instance, reused across games
         self._players: dict[str, Any] = {}
         self._delegate: Any = None
+        # The raw env's observe, or its lean_observe when the task and delegate allow it.
+        self._observe_learner = self.task.observer(self.raw)
         self._pending: tuple[dict[str, Any], dict[str, Any], list[Any] | None] | None = None
         self._phi = 0.0
         self._game_return = 0.0
@@ -199,7 +201,7 @@ class SelfPlayEnv(gymnasium.Env):
                 # An agent that decides from info alone gets no observation (none is built).
                 action = player.act(env.observe(seat) if player.reads_observation else None, info)
             else:
-                learner, obs = task.route(info, lambda: env.observe(seat), self._delegate)
+                learner, obs = task.route(info, lambda: self._observe_learner(seat), self._delegate)
                 if learner:
                     cands = list(task.candidates(obs, info))[: task.n_actions] if task.candidates else None
                     self._pending = (obs, info, cands)
@@ -218,7 +220,7 @@ class SelfPlayEnv(gymnasium.Env):
         elif not self.final_features:  # the game is over: no decision to describe
             return np.zeros(self.observation_space.shape, dtype=self.observation_space.dtype)
         else:
-            obs, info, cands = self.raw.observe(self.seat), self.raw.infos.get(self.seat, {}), None
+            obs, info, cands = self._observe_learner(self.seat), self.raw.infos.get(self.seat, {}), None
             if self.task.candidates is not None:
                 cands = []
         return self.task.features(obs, info, cands)
@@ -263,6 +265,7 @@ class SelfPlayEnv(gymnasium.Env):
             if self.task.delegate is not None:
                 self._delegate = self._agent(self.task.delegate, self.seat)
                 self._delegate.reset(agent_seeds.get(self.seat, integers(self.np_random, 2**63 - 1)))
+            self._observe_learner = self.task.observer(self.raw, self._delegate)
             self._game_return = self._advance()
             self._invalid = 0
             if self._pending is not None:

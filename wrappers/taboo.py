@@ -245,7 +245,7 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
     cfg = env.game_config if env is not None else TabooConfig()
     candidates = GuessCandidates(n_candidates, embedding=embedding)
     return SeatTask("taboo", seat, GuessFeatures(candidates, cfg.max_turns), n_candidates, candidates=candidates,
-                    delegate=speaker, combine=_combine, role="defender",
+                    delegate=speaker, combine=_combine, role="defender", lean_observation=True,
                     # The metric is the task's expected reward (right guess +1, wrong -1, draw 0):
                     # the win rate alone rewards reckless guessing that loses more than it wins.
                     metric=("defender_score", lambda m, r: m["defender_win_rate"] - m["attacker_win_rate"]))

@@ -339,4 +339,5 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", speaker: 
     features = VoterFeatures(cfg.num_players, cfg.max_rounds, embedding=embedding)
     return SeatTask("undercover", seat, features, cfg.num_players, to_env_action=_vote_action,
                     learner_acts=_is_vote, learner_acts_from_info=True, delegate=speaker, role="player",
+                    lean_observation=True,
                     metric=("vote_accuracy", lambda m, r: vote_accuracy(r, seat)))

@@ -125,6 +125,13 @@ class ClueGameEnv(AECEnv):
     #: Whether the game's ``_observe`` and its rules' ``legal_mask`` return read-only arrays
     #: only (then the adapter does not mark them at every new State; see the module docstring).
     frozen_arrays: bool = False
+    #: The observation keys only text and vision agents read (the prompt; Dixit's card
+    #: images): :meth:`lean_observe` leaves them out.
+    full_only_keys: tuple[str, ...] = ("prompt",)
+    #: Whether the game's hook takes ``_observe(agent, lean=True)`` and then builds none of
+    #: :attr:`full_only_keys` (their cost saved); otherwise :meth:`lean_observe` builds the
+    #: whole observation and drops them.
+    observes_lean: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Every game's options are checked and coerced against its __init__ signature before
@@ -183,6 +190,8 @@ class ClueGameEnv(AECEnv):
         # a function of the State alone, so it is built once per move: last(), the record's
         # digest and the parallel view all ask for it. Cleared whenever the State changes.
         self._observations: dict[str, dict[str, Any]] = {}
+        # The same without full_only_keys (lean_observe), per seat of the current State.
+        self._lean_observations: dict[str, dict[str, Any]] = {}
         self._digests: dict[str, str] = {}
         # The rules' legal_mask per seat of the current State: infos and obs["action_mask"]
         # both read it at every step. Cleared with the observations.
@@ -197,6 +206,7 @@ class ClueGameEnv(AECEnv):
         state = dict(self.__dict__)
         state["_mask_builders"], state["_cleaners"], state["_built_masks"] = {}, {}, {}
         state["_observations"], state["_digests"], state["_legal_masks"] = {}, {}, {}
+        state["_lean_observations"] = {}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -312,6 +322,42 @@ class ClueGameEnv(AECEnv):
             obs["action_mask"] = _fresh_dicts(mask)
         return obs
 
+    def lean_observe(self, agent: str) -> dict[str, Any]:
+        """The seat's observation without :attr:`full_only_keys` (the prompt; Dixit's card
+        images): what the learning views' featurizers read (a :class:`SeatTask` with
+        ``lean_observation``), at a fraction of the prompt's and images' cost.
+
+        Every other entry is :meth:`observe`'s, the same values; built once per State and
+        seat (taken from the full observation when that is built already); a new dict each
+        call, its arrays read-only.
+
+        Example:
+            >>> env = cluegym.make("decrypto")
+            >>> env.reset(seed=0)
+            >>> lean = env.unwrapped.lean_observe("alice")
+            >>> "prompt" in lean, sorted(lean) == sorted(set(env.observe("alice")) - {"prompt"})
+            (False, True)
+        """
+        obs = self._lean_observations.get(agent)
+        if obs is None:
+            full = self._observations.get(agent)
+            if full is None and self.observes_lean:
+                obs = self._observe(agent, True)
+                if not self.frozen_arrays:
+                    self._freeze_arrays(agent, obs)
+                if agent in self._mask_seats:
+                    obs["action_mask"] = self.action_mask(agent)
+            else:
+                dropped = self.full_only_keys
+                full = full if full is not None else self._built_observation(agent)
+                obs = {key: value for key, value in full.items() if key not in dropped}
+            self._lean_observations[agent] = obs
+        obs = dict(obs)
+        mask = obs.get("action_mask")
+        if type(mask) is dict:
+            obs["action_mask"] = _fresh_dicts(mask)
+        return obs
+
     def _built_observation(self, agent: str) -> dict[str, Any]:
         """The observation the env keeps for ``agent`` in this State (built now if not yet):
         what :meth:`observe` hands out copies of, and what the record digests."""
@@ -351,6 +397,7 @@ class ClueGameEnv(AECEnv):
     def _state_changed(self) -> None:
         """Forget the observations of the previous State (call after every change of it)."""
         self._observations.clear()
+        self._lean_observations.clear()
         self._digests.clear()
         self._legal_masks.clear()
 

@@ -113,6 +113,7 @@ class DecryptoEnv(ClueGameEnv):
     game_id = "decrypto_v0"
     word_judge = True  # Alice's hints are checked against the keywords
     frozen_arrays = True  # the past's arrays are shared, the others marked when made
+    observes_lean = True  # _observe(agent, lean=True) builds no prompt
 
     def __init__(
         self,
@@ -188,10 +189,10 @@ class DecryptoEnv(ClueGameEnv):
         return gymnasium.spaces.Dict(spaces)
 
     # ------------------------------------------------------------------ hooks
-    def _observe(self, agent: str) -> dict[str, Any]:
+    def _observe(self, agent: str, lean: bool = False) -> dict[str, Any]:
         # No action_mask here: the adapter's observe() adds it (from the rules' legal_mask),
         # as the last key, where this view would put it.
-        return self._observation(self.state, agent, None)
+        return self._observation(self.state, agent, None, lean)
 
     def _seat_texts(self, agent: str) -> tuple[str, str]:
         """:func:`~cluegym.envs.decrypto.prompts.seat_texts` of ``agent`` for this env's config,
@@ -202,9 +203,10 @@ class DecryptoEnv(ClueGameEnv):
             cached = self._prompt_texts[agent] = (cfg, seat_texts(agent, cfg))
         return cached[1]
 
-    def _observation(self, state: DecryptoState, agent: str, legal_mask: Any) -> dict[str, Any]:
+    def _observation(self, state: DecryptoState, agent: str, legal_mask: Any, lean: bool = False) -> dict[str, Any]:
         """The observation of ``agent`` in ``state``; ``legal_mask(state, agent)`` gives
-        Bob's and Eve's ``action_mask`` (None: left out)."""
+        Bob's and Eve's ``action_mask`` (None: left out); ``lean``: no prompt (see the
+        adapter's ``lean_observe``)."""
         cfg = self.game_config
         n, k, t = cfg.num_keywords, cfg.code_length, cfg.max_turns
         # The past's view is the same for every seat and step of a turn: kept for the last
@@ -227,7 +229,7 @@ class DecryptoEnv(ClueGameEnv):
             self._kept_past = (records, cfg, past)
         code_history, guess_history, hint_history, summaries = past[:4]
         obs: dict[str, Any] = {
-            "prompt": full_prompt(agent, state, cfg, summaries, self._seat_texts(agent)),
+            "prompt": None if lean else full_prompt(agent, state, cfg, summaries, self._seat_texts(agent)),
             "turn": min(state.turn, t),
             "hints": pad_texts(state.hints, k),
             "hint_history": hint_history,
@@ -236,6 +238,8 @@ class DecryptoEnv(ClueGameEnv):
             "guess_history": guess_history,
             "tokens": _int_row((state.miscommunications, state.interceptions)),
         }
+        if lean:
+            del obs["prompt"]  # a placeholder: the key's place in the full observation, kept
         if agent in ("alice", "bob"):
             obs["keywords"] = tuple(state.keywords)
         if agent == "alice":

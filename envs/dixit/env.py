@@ -157,6 +157,8 @@ class DixitEnv(ClueGameEnv):
     metadata = {"name": "dixit_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False}
     game_id = "dixit_v0"
     frozen_arrays = True  # images, histories and masks are shared read-only arrays
+    full_only_keys = ("prompt", "hand", "candidates")  # the prompt and the card images
+    observes_lean = True  # _observe(agent, lean=True) builds neither
 
     def __init__(
         self,
@@ -300,24 +302,27 @@ class DixitEnv(ClueGameEnv):
         if self.record_observations:
             self.deck.digests(self.deck.card_ids, self.image_size)
 
-    def _cards(self, cards: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    def _cards(self, cards: Sequence[int], images: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """Read-only ``(ids, images)`` of ``cards`` (a hand or the candidates), the same
-        objects from step to step while those cards are in play."""
+        objects from step to step while those cards are in play; with ``images=False`` the
+        images may be None (not stacked for a lean observation, see ``lean_observe``)."""
         key = tuple(cards)
         entry = self._card_arrays.get(key)
-        if entry is None:
+        if entry is None or (images and entry[1] is None):
             state = self.state
             live = {tuple(hand) for hand in state.hands}
             live.add(tuple(state.candidates))
             for old in [k for k in self._card_arrays if k not in live]:
                 del self._card_arrays[old]
-            ids = [self.card_id(i) for i in key]
-            images = read_only(self.deck.images(ids, self.image_size))
-            if self.record_observations:
-                # The stack's digest from its cards' (each card hashed once per deck): the
-                # record's digests never rehash the pixels of a new hand or candidates.
-                keep_stack_digest(images, self.deck.digests(ids, self.image_size))
-            entry = (read_only(np.array(key, dtype=np.int64)), images)
+            stack = None
+            if images:
+                ids = [self.card_id(i) for i in key]
+                stack = read_only(self.deck.images(ids, self.image_size))
+                if self.record_observations:
+                    # The stack's digest from its cards' (each card hashed once per deck): the
+                    # record's digests never rehash the pixels of a new hand or candidates.
+                    keep_stack_digest(stack, self.deck.digests(ids, self.image_size))
+            entry = (read_only(np.array(key, dtype=np.int64)) if entry is None else entry[0], stack)
             self._card_arrays[key] = entry
         return entry
 
@@ -336,16 +341,16 @@ class DixitEnv(ClueGameEnv):
             self._scores = (key, read_only(np.array(key, dtype=np.int64)), to_charset(scores_line(key)))
         return self._scores
 
-    def _observe(self, agent: str) -> dict[str, Any]:
+    def _observe(self, agent: str, lean: bool = False) -> dict[str, Any]:
         state, cfg = self.state, self.game_config
         n, r = cfg.num_players, cfg.num_rounds
         p = self._rules.seat_index(agent)
         hand = state.hands[p]
-        hand_ids, hand_images = self._cards(hand)
+        hand_ids, hand_images = self._cards(hand, not lean)
         voting = state.phase == "vote"
         own = state.own_candidate(p) if voting else None
         if voting:
-            candidate_ids, candidate_images = self._cards(state.candidates)
+            candidate_ids, candidate_images = self._cards(state.candidates, not lean)
             if len(candidate_ids) != n:
                 candidate_ids = np.full(n, -1, dtype=np.int64)
                 candidate_ids[: len(state.candidates)] = state.candidates
@@ -363,12 +368,15 @@ class DixitEnv(ClueGameEnv):
         # text, the scores and the scored rounds are folded once, the literals are in the
         # charset, and so is the request when its only free texts, the clue and the end
         # reason, are printable ASCII (captions come folded); it is folded otherwise.
-        request_text = request(p, state, cfg, self.card_id, caption)
-        if not (printable(state.clue) and printable(state.end_reason or "")):
-            request_text = to_charset(request_text)
-        prompt = assemble_prompt(self._rules_text, p, scores_text, finished.rounds, request_text)
+        prompt = None
+        if not lean:
+            request_text = request(p, state, cfg, self.card_id, caption)
+            if not (printable(state.clue) and printable(state.end_reason or "")):
+                request_text = to_charset(request_text)
+            prompt = assemble_prompt(self._rules_text, p, scores_text, finished.rounds, request_text)
+            prompt = prompt[: self.prompt_max_chars]
         obs: dict[str, Any] = {
-            "prompt": prompt[: self.prompt_max_chars],
+            "prompt": prompt,
             "phase": _PHASE_INDEX[state.phase],
             "round": min(state.round, r),
             "seat": p,
@@ -390,6 +398,8 @@ class DixitEnv(ClueGameEnv):
         if self.reveal_captions:
             obs["hand_captions"] = tuple(self.caption(c) for c in hand)
             obs["candidate_captions"] = pad_texts([self.caption(c) for c in state.candidates], n)
+        if lean:  # placeholders: the keys' places in the full observation, kept
+            del obs["prompt"], obs["hand"], obs["candidates"]
         # obs["action_mask"] is added by the adapter's observe(), before the record's digest.
         return obs
 

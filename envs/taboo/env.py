@@ -87,6 +87,7 @@ class TabooEnv(ClueGameEnv):
     game_id = "taboo_v0"
     word_judge = True  # utterances are checked against the target word
     frozen_arrays = True  # its observations are texts and numbers; no legal mask
+    observes_lean = True  # _observe(agent, lean=True) builds no prompt
 
     def __init__(
         self,
@@ -139,15 +140,17 @@ class TabooEnv(ClueGameEnv):
         self.state: TabooState | None = None
 
     # ------------------------------------------------------------------ hooks
-    def _observe(self, agent: str) -> dict[str, Any]:
+    def _observe(self, agent: str, lean: bool = False) -> dict[str, Any]:
         state, cfg = self.state, self.game_config
         obs: dict[str, Any] = {
-            "prompt": full_prompt(agent, state, cfg),
+            "prompt": None if lean else full_prompt(agent, state, cfg),
             "turn": min(state.turns_taken(agent), cfg.max_turns),
             "dialogue": pad_texts([u.text for u in state.dialogue], 2 * cfg.max_turns),
         }
         if agent == "attacker":
             obs["target"] = state.target
+        if lean:
+            del obs["prompt"]  # a placeholder: the key's place in the full observation, kept
         return obs
 
     def _info(self, agent: str) -> dict[str, Any]:

@@ -142,6 +142,7 @@ class UndercoverEnv(ClueGameEnv):
     game_id = "undercover_v0"
     word_judge = True  # descriptions are checked against the speaker's own word
     frozen_arrays = True  # the public view's arrays are shared, the vote mask marked when made
+    observes_lean = True  # _observe(agent, lean=True) builds no prompt
 
     def __init__(
         self,
@@ -245,12 +246,12 @@ class UndercoverEnv(ClueGameEnv):
         return self._finished
 
     @cython.locals(state=UndercoverState, view=PublicView)
-    def _observe(self, agent: str) -> dict[str, Any]:
+    def _observe(self, agent: str, lean: bool = False) -> dict[str, Any]:
         state, cfg, rules = self.state, self.game_config, self._rules
         p = rules.seat_index(agent)
         view = self._public = public_view(self._public, state, self._finished_rounds())
-        return {
-            "prompt": full_prompt(
+        obs: dict[str, Any] = {
+            "prompt": None if lean else full_prompt(
                 p, state, cfg, rules.player_to_move(state), rules=self._rules_text, public=view.transcript
             ),
             "word": state.word_of(p),
@@ -265,6 +266,9 @@ class UndercoverEnv(ClueGameEnv):
             "eliminated_round": view.eliminated,
             "vote_mask": rules.vote_mask(state, p),  # the other living players
         }
+        if lean:
+            del obs["prompt"]  # a placeholder: the key's place in the full observation, kept
+        return obs
 
     @cython.locals(state=UndercoverState)
     def _info(self, agent: str) -> dict[str, Any]:

@@ -60,9 +60,9 @@ def _observed_seats(game_env) -> list[str]:
     seats: list[str] = []
     build = game_env._observe
 
-    def observe(seat):
+    def observe(seat, *lean):  # lean: the lean_observe flag (see ClueGameEnv.observes_lean)
         seats.append(seat)
-        return build(seat)
+        return build(seat, *lean)
 
     game_env._observe = observe
     return seats
@@ -116,9 +116,9 @@ def test_a_task_that_decides_from_info_builds_observations_only_for_its_readers(
     phases: list[str] = []
     build = env.game_env.unwrapped._observe
 
-    def observe(seat):
+    def observe(seat, *lean):  # lean: the lean_observe flag (see ClueGameEnv.observes_lean)
         phases.append(env.game_env.unwrapped.state.phase)
-        return build(seat)
+        return build(seat, *lean)
 
     env.game_env.unwrapped._observe = observe
     env.reset(seed=0)

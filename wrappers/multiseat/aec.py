@@ -118,6 +118,9 @@ class MultiSeatEnv(AECEnv):
             seat: make_agent(task.delegate, game=game, seat=seat, action_space=self.game_env.action_space(seat))
             for seat, task in self.tasks.items() if task.delegate is not None
         }
+        # Per learning seat, how its observation is built (lean where the task allows it).
+        self._observers = {seat: task.observer(self.game_env, self._delegates.get(seat))
+                           for seat, task in self.tasks.items()}
         self._rng: np.random.Generator | None = None
         self._pending: dict[str, tuple[dict[str, Any], dict[str, Any], list[Any] | None]] = {}
         # seat -> (the pending decision it was built for, its padded mask): see _action_mask.
@@ -167,7 +170,8 @@ class MultiSeatEnv(AECEnv):
         The seat's observation is built only for whoever reads it (:meth:`SeatTask.route`)."""
         env, task = self.game_env, self.tasks[seat]
         info = env.infos.get(seat, {})
-        learner, observation = task.route(info, lambda: env.observe(seat), self._delegates.get(seat))
+        observe = self._observers[seat]
+        learner, observation = task.route(info, lambda: observe(seat), self._delegates.get(seat))
         if not learner:
             return None
         candidates = list(task.candidates(observation, info))[: task.n_actions] if task.candidates else None
