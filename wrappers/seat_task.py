@@ -61,7 +61,7 @@ class SeatTask:
         options: the keyword options that rebuild this task with :func:`make_task`.
         lean_observation: the featurizer, candidates and ``to_env_action`` read none of the
             game's ``full_only_keys`` (the prompt; Dixit's card images), so the views hand
-            the learner the game's ``lean_observe`` (built without them: 20-60% of an
+            the learner the game's ``lean_observe`` (built without them: 20-63% of an
             observation's cost) when no delegate that reads observations shares it. False
             (the default for a task of one's own): the full observation.
     """
