@@ -164,3 +164,43 @@ def test_terminate_illegal_wrapper_works_unchanged(game, learners, opponents):
             break
         env.step(_first_legal(observation))
     assert env.terminations[seat] and env.rewards[seat] == -1
+
+
+@pytest.mark.parametrize("game, task_options, env_kwargs", [
+    ("decrypto", {}, {}),
+    ("undercover", {"speaker": "random"}, {}),
+    ("dixit", {"player": "random"}, {"reveal_captions": True, "num_rounds": 2, "image_size": [16, 16]}),
+])
+def test_every_learner_step_gives_float_rewards_that_sum_to_the_game_return(game, task_options, env_kwargs):
+    """Every seat learning, random moves: after each learner's step every reward is a float
+    (its zeros too), and each seat's rewards over a game add up to its ``game_return`` and to
+    what the game env itself gave it (tallied at each of its steps)."""
+    env = MultiSeatEnv(game, "all", opponents={"*": "random"}, task_options=task_options, env_kwargs=env_kwargs)
+    game_env, tally = env.game_env, {}
+    game_step = game_env.step
+
+    def step(action):
+        game_step(action)
+        for seat in tally:
+            tally[seat] += float(game_env.rewards.get(seat, 0.0))
+
+    game_env.step = step
+    rng = np.random.default_rng(0)
+    rewarded = 0
+    for seed in range(4):
+        tally.update(dict.fromkeys(env.possible_agents, 0.0))
+        env.reset(seed=seed)  # the game's reset and first moves: rewards tallied from here
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        returns = None
+        for seat in env.agent_iter():
+            observation, reward, terminated, truncated, info = env.last()
+            totals[seat] += reward  # what the seat gained since it last acted
+            if terminated or truncated:
+                returns = info["game_return"]
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+            assert all(type(value) is float for value in env.rewards.values()), env.rewards
+            rewarded += any(env.rewards.values())
+        assert returns is not None and totals == pytest.approx(returns) and returns == pytest.approx(tally)
+    assert rewarded  # some steps did reward a seat

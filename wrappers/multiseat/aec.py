@@ -159,10 +159,21 @@ class MultiSeatEnv(AECEnv):
         self._phi[seat] = None if terminal else phi
 
     def _collect(self, rewards: dict[str, float]) -> None:
-        for seat in self.possible_agents:
-            reward = float(self.game_env.rewards.get(seat, 0.0))
-            rewards[seat] = rewards.get(seat, 0.0) + reward
-            self.game_rewards[seat] += reward
+        # The game's non-zero rewards only: most steps give none, and a learning seat's zero
+        # is in self.rewards already (reset and _zero_rewards write 0.0).
+        game_rewards = self.game_rewards
+        for seat, reward in self.game_env.rewards.items():
+            if reward and seat in game_rewards:
+                reward = float(reward)
+                rewards[seat] = rewards.get(seat, 0.0) + reward
+                game_rewards[seat] += reward
+
+    def _zero_rewards(self) -> None:
+        """PettingZoo's ``_clear_rewards`` in floats: a learner's step gives every seat a
+        float reward, its zeros included (a dead step keeps PettingZoo's own)."""
+        rewards = self.rewards
+        for seat in rewards:
+            rewards[seat] = 0.0
 
     def _decision(self, seat: str) -> tuple[dict[str, Any], dict[str, Any], list[Any] | None] | None:
         """The learner's pending decision at ``seat`` (None: the task gives it to the delegate).
@@ -230,7 +241,7 @@ class MultiSeatEnv(AECEnv):
         after = self.game_env.infos.get(seat, {})
         rejected = after.get("error")
         if rejected is not None:
-            rewards[seat] += self.invalid_action_penalty
+            rewards[seat] = rewards.get(seat, 0.0) + self.invalid_action_penalty
         return rejected
 
     def features(self, seat: str) -> dict[str, np.ndarray]:
@@ -304,7 +315,7 @@ class MultiSeatEnv(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[seat] = 0.0
-        self._clear_rewards()
+        self._zero_rewards()
         rewards: dict[str, float] = {}
         rejected = self._apply_learner(seat, action, rewards)
         self._advance(rewards)
