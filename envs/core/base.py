@@ -85,6 +85,16 @@ def _fresh_dicts(value: Any) -> Any:
     return {**value}  # the usual flat dict of masks, in one copy
 
 
+def _handed_out(obs: dict[str, Any]) -> dict[str, Any]:
+    """A new dict over a kept observation's values, as ``observe`` hands it out: a Dict
+    action's masks a dict of their own too, like the observation."""
+    obs = dict(obs)
+    mask = obs.get("action_mask")
+    if type(mask) is dict:
+        obs["action_mask"] = _fresh_dicts(mask)
+    return obs
+
+
 #: The value of a seat's legal mask not built yet for the current State (see _legal_mask).
 _NOT_BUILT = object()
 #: How many built action masks an env keeps (see ClueGameEnv.action_mask).
@@ -316,11 +326,7 @@ class ClueGameEnv(AECEnv):
         digest and its legality checks, so a policy that wrote into them would change the
         game behind the env's back."""
         obs = self._observations.get(agent)
-        obs = dict(obs if obs is not None else self._built_observation(agent))
-        mask = obs.get("action_mask")
-        if type(mask) is dict:  # a Dict action's masks: a dict of its own, like the observation
-            obs["action_mask"] = _fresh_dicts(mask)
-        return obs
+        return _handed_out(obs if obs is not None else self._built_observation(agent))
 
     def lean_observe(self, agent: str) -> dict[str, Any]:
         """The seat's observation without :attr:`full_only_keys` (the prompt; Dixit's card
@@ -342,34 +348,29 @@ class ClueGameEnv(AECEnv):
         if obs is None:
             full = self._observations.get(agent)
             if full is None and self.observes_lean:
-                obs = self._observe(agent, True)
-                if not self.frozen_arrays:
-                    self._freeze_arrays(agent, obs)
-                if agent in self._mask_seats:
-                    obs["action_mask"] = self.action_mask(agent)
+                obs = self._finished_observation(agent, self._observe(agent, True))
             else:
                 dropped = self.full_only_keys
                 full = full if full is not None else self._built_observation(agent)
                 obs = {key: value for key, value in full.items() if key not in dropped}
             self._lean_observations[agent] = obs
-        obs = dict(obs)
-        mask = obs.get("action_mask")
-        if type(mask) is dict:
-            obs["action_mask"] = _fresh_dicts(mask)
-        return obs
+        return _handed_out(obs)
 
     def _built_observation(self, agent: str) -> dict[str, Any]:
         """The observation the env keeps for ``agent`` in this State (built now if not yet):
         what :meth:`observe` hands out copies of, and what the record digests."""
         obs = self._observations.get(agent)
         if obs is None:
-            obs = self._observe(agent)
-            if not self.frozen_arrays:
-                self._freeze_arrays(agent, obs)
-            # The action mask is read-only as built (see action_mask_builder).
-            if agent in self._mask_seats:
-                obs["action_mask"] = self.action_mask(agent)
-            self._observations[agent] = obs
+            obs = self._observations[agent] = self._finished_observation(agent, self._observe(agent))
+        return obs
+
+    def _finished_observation(self, agent: str, obs: dict[str, Any]) -> dict[str, Any]:
+        """The game hook's ``obs`` of ``agent`` as the env keeps it: its arrays read-only, the
+        seat's ``action_mask`` added (itself read-only as built, see action_mask_builder)."""
+        if not self.frozen_arrays:
+            self._freeze_arrays(agent, obs)
+        if agent in self._mask_seats:
+            obs["action_mask"] = self.action_mask(agent)
         return obs
 
     def _freeze_arrays(self, agent: str, obs: dict[str, Any]) -> None:
