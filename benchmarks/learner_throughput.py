@@ -167,17 +167,26 @@ def _warm_undercover_defaults() -> None:
 
 def _warm_decrypto() -> None:
     """Word vectors of the random players' hints (the shipped hint vocabulary, ~5,000 words:
-    what Eve's features look up), in one batch, and each word's forms for the hint rule's
-    check (its stem and lemmas: what the env computes for a hint it has not met)."""
+    what Eve's features look up), in one batch and in the featurizers' row matrix, each
+    word's forms for the hint rule's check (its stem and lemmas: what the env computes for a
+    hint it has not met), and Alice's candidates' table of the shipped keywords (their
+    similarities to the vocabulary and rankings' start: what a training run's first ~1,000
+    games compute)."""
     from cluegym.agents.encoders.words import WordEncoder
+    from cluegym.envs.core.data import shipped_word_list
     from cluegym.envs.core.matching import first_mention
     from cluegym.envs.decrypto.env import random_vocabulary
+    from cluegym.wrappers.decrypto import HintCandidates
+    from cluegym.wrappers.text_rows import TextRows
 
     vocabulary = random_vocabulary()
-    WordEncoder("glove").matrix(list(vocabulary))
+    words = WordEncoder("glove")
+    words.matrix(list(vocabulary))
+    TextRows.of(words).rows(list(vocabulary) + list(shipped_word_list("cluegym.envs.decrypto", "keywords.txt")))
     for word in vocabulary:
         # Against a word no hint says: the hint's own forms are what is kept.
         first_mention(word, ("qqqq",), substring=False)
+    HintCandidates().preload(shipped_word_list("cluegym.envs.decrypto", "keywords.txt"))
 
 
 #: The games with a learner task. Taboo has one learning seat (the defender's guess).

@@ -1,5 +1,7 @@
 # The compiled build's declarations for decrypto_scores.py (Cython's augmenting .pxd): the
-# per-code scores as C loops over float32 values (float sums, float32 divisions, numpy's order).
+# per-code scores as C loops over float32 values (float sums, float32 divisions, numpy's order);
+# the similarities as C loops over double products in numpy's pairwise order; the vectors
+# written through typed views; Alice's ranking scan over the keyword table's arrays.
 cimport cython
 
 @cython.locals(matrices=Py_ssize_t, length=Py_ssize_t, codes=Py_ssize_t, scores=float[:, ::1],
@@ -12,3 +14,68 @@ cpdef tuple _code_scores_loops(const float[:, :, ::1] sims, const long long[:, :
 @cython.locals(total=float, i=Py_ssize_t, r0=float, r1=float, r2=float, r3=float, r4=float, r5=float, r6=float,
                r7=float, half=Py_ssize_t)
 cdef float _pairwise_sum(float[::1] values, Py_ssize_t start, Py_ssize_t n)
+
+# The similarities: double products summed in numpy's pairwise order from raw pointers into
+# the row matrix (callers pass rows that exist: no bounds checks in these loops).
+@cython.locals(total=double, i=Py_ssize_t, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double,
+               r6=double, r7=double, half=Py_ssize_t)
+cdef double _dot_ff(const float* a, Py_ssize_t ai, const float* b, Py_ssize_t bi, Py_ssize_t n) noexcept nogil
+
+@cython.locals(total=double, i=Py_ssize_t, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double,
+               r6=double, r7=double, half=Py_ssize_t)
+cdef double _dot_fd(const float* a, Py_ssize_t ai, const double* b, Py_ssize_t bi, Py_ssize_t n) noexcept nogil
+
+@cython.locals(total=double, i=Py_ssize_t, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double,
+               r6=double, r7=double, half=Py_ssize_t)
+cdef double _dot_dd(const double* a, Py_ssize_t ai, Py_ssize_t n) noexcept nogil
+
+@cython.locals(k=Py_ssize_t, i=Py_ssize_t, r=Py_ssize_t, d=Py_ssize_t, start=Py_ssize_t, stop=Py_ssize_t)
+cdef void _centres_loops(const float* vectors, Py_ssize_t dim, list found, list starts, double* centres,
+                         double* norms)
+
+@cython.locals(hints=object, hint=object)
+cpdef void _history_texts(object history, list texts, list starts)
+
+@cython.locals(texts=list, starts=list, found=list, with_keywords=bint, n_matrices=Py_ssize_t)
+cpdef object hint_matrices(object rows, object hints, object keywords, object history, Py_ssize_t code_length,
+                           Py_ssize_t n_keywords)
+
+@cython.locals(dim=Py_ssize_t, vectors="const float*", m=Py_ssize_t, i=Py_ssize_t,
+               k=Py_ssize_t, g=Py_ssize_t, hint=Py_ssize_t, other=Py_ssize_t, start=Py_ssize_t, stop=Py_ssize_t,
+               best_set=bint, best=float, value=float,
+               centres_view=double[::1], norms_view=double[::1], centres="double*", norms="double*")
+cdef void _hint_matrices_loops(const float[:, ::1] matrix, list found, Py_ssize_t code_length,
+                               Py_ssize_t n_keywords, bint with_keywords, list starts, float[:, :, ::1] out)
+
+@cython.locals(values=list, hints=object, hint=object, count=Py_ssize_t)
+cpdef object context_vector(object history, object turn, object tokens, Py_ssize_t max_turns,
+                            Py_ssize_t miscommunication_limit, Py_ssize_t interception_limit)
+
+cdef inline double _clipped(double value) noexcept nogil
+
+@cython.locals(matrices=Py_ssize_t, codes=Py_ssize_t, per_choice=Py_ssize_t, c=Py_ssize_t, m=Py_ssize_t,
+               base=Py_ssize_t, i=Py_ssize_t)
+cdef void _guesser_loops(const float[:, ::1] scores, const float[:, ::1] standardized, const unsigned char[::1] legal,
+                         const float[::1] context, float[::1] vector)
+
+@cython.locals(per_choice=Py_ssize_t, n_keywords=Py_ssize_t, texts=list, digits=list, owners=list,
+               present=Py_ssize_t, positions=Py_ssize_t, j=Py_ssize_t, starts=list, found=list, i=Py_ssize_t,
+               base=Py_ssize_t)
+cpdef object alice_vector(object rows, object candidates, list code, object keywords, object history,
+                          Py_ssize_t n_choices, Py_ssize_t code_length, object context)
+
+@cython.locals(dim=Py_ssize_t, vectors="const float*", t=Py_ssize_t, word=Py_ssize_t, other=Py_ssize_t,
+               digit=Py_ssize_t, owner=Py_ssize_t, m=Py_ssize_t, k=Py_ssize_t, best_set=bint, best=float,
+               value=float, centres_view=double[::1], norms_view=double[::1], centres="double*", norms="double*")
+cdef void _alice_loops(const float[:, ::1] matrix, list found, Py_ssize_t n_keywords, list digits, list owners,
+                       list starts, float[::1] vector)
+
+@cython.locals(total=Py_ssize_t, j=Py_ssize_t, similarity=float, accepted=bint, r=Py_ssize_t, verdict=int)
+cpdef Py_ssize_t scan_ranking(const float[:, ::1] sims, signed char[:, ::1] verdicts, const long long[::1] order,
+                              Py_ssize_t own, list rivals, Py_ssize_t position, Py_ssize_t count, list words,
+                              object resolve)
+
+@cython.locals(total=Py_ssize_t, needed=Py_ssize_t, by_digit=dict, columns=list, column=list, words=list,
+               j=Py_ssize_t, count=Py_ssize_t, depth=Py_ssize_t, candidates=list, rank=Py_ssize_t)
+cpdef object hint_candidates(object sims, object verdicts, list orders, list rankings, list code, object used,
+                             list vocab, Py_ssize_t n, Py_ssize_t stride, Py_ssize_t limit, object resolve)

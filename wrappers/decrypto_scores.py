@@ -1,13 +1,26 @@
-"""Decrypto's per-code scores: the mean similarity of the hint-keyword pairs each code asserts,
-raw and standardized over the legal codes, for a stack of similarity matrices.
+"""Decrypto's learner arithmetic: the similarities :class:`~cluegym.wrappers.decrypto.DecryptoFeatures`
+reads, the per-code scores it builds from them, its feature vectors, and the ranking scan of
+:class:`~cluegym.wrappers.decrypto.HintCandidates`.
 
-:func:`code_scores` is the one entry point. Run as Python it makes numpy's calls (the
-definition); in the compiled build (``decrypto_scores.pxd`` types it; setup.py compiles the
-typed modules of ``wrappers/``) it runs :func:`_code_scores_loops`, C loops over the codes
-that make the same float32 operations in numpy's order (its left-to-right sums below 8
-values, its 8-way pairwise sums from 8 on, each mean the sum divided in double and rounded
-to float32), so the same scores bit for bit: ``tests/wrappers/test_featurizers.py`` compares
-both paths.
+Every function here is one definition with two paths. Run as Python it makes numpy's calls
+(the definition); in the compiled build (``decrypto_scores.pxd`` types it; setup.py compiles
+the typed modules of ``wrappers/``) it runs C loops that make the same IEEE operations in the
+same order, so both paths give the same values bit for bit (``tests/wrappers/test_featurizers.py``
+and ``tests/wrappers/test_decrypto_vectors.py`` compare them):
+
+- a **similarity** of two word vectors (unit rows of a :class:`~cluegym.wrappers.text_rows.TextRows`
+  matrix, float32) is their dot product with every product and sum in double (a float32
+  product is exact in double), summed in numpy's pairwise order (:func:`_pairwise_sum64`),
+  rounded once to float32: no BLAS, so the same on every machine; a hint's similarity to a
+  keyword's hint history is its cosine with the history's centroid (the sum of its vectors),
+  and its best one with a single hint of it;
+- :func:`code_scores`: per matrix and code, the mean similarity of the pairs the code
+  asserts, raw and standardized over the legal codes, float32 sums in numpy's order (its
+  left-to-right sums below 8 values, its 8-way pairwise sums from 8 on, each mean the sum
+  divided in double and rounded to float32);
+- :func:`guesser_vector`, :func:`alice_vector`: the feature vectors of Bob and Eve (per code)
+  and of Alice (per candidate), clipped to ``[-1, 1]``;
+- :func:`scan_ranking`: the next valid words of one keyword's ranking.
 
 Example:
     >>> from cluegym.envs.decrypto.rules import all_codes
@@ -29,7 +42,8 @@ try:
 except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
-__all__ = ["code_scores"]
+__all__ = ["code_scores", "hint_matrices", "guesser_vector", "alice_vector", "context_vector", "scan_ranking",
+           "hint_candidates"]
 
 
 def code_scores(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -148,3 +162,557 @@ def _pairwise_sum(values: np.ndarray, start: int, n: int) -> float:
     half = n // 2
     half -= half % 8
     return _pairwise_sum(values, start, half) + _pairwise_sum(values, start + half, n - half)
+
+
+# ----------------------------------------------------------------- similarities
+
+
+def _dots_numpy(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Every pair's dot product (``len(left) x len(right)``, float64): products in double,
+    each row of them summed by ``np.add.reduce`` (pairwise: numpy's order, which the build's
+    :func:`_dot_ff` follows)."""
+    return np.add.reduce(left.astype(np.float64)[:, np.newaxis, :] * right.astype(np.float64)[np.newaxis, :, :],
+                         axis=-1)
+
+
+def _centres_numpy(matrix: np.ndarray, rows: list[int], starts: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Per group ``rows[starts[k]:starts[k + 1]]``: the sum of its rows in double, left to
+    right, and its norm (0 for an empty group)."""
+    groups = len(starts) - 1
+    centres = np.zeros((groups, matrix.shape[1]), dtype=np.float64)
+    norms = np.zeros(groups, dtype=np.float64)
+    for k in range(groups):
+        for r in rows[starts[k]:starts[k + 1]]:
+            centres[k] += matrix[r]  # float32 row added in double: each sum rounded once, in order
+        norms[k] = math.sqrt(float(np.add.reduce(centres[k] * centres[k])))
+    return centres, norms
+
+
+def _centre_cosines_numpy(vectors: np.ndarray, centres: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """Each vector's cosine with each centre (``len(vectors) x groups`` float64; 0 for a zero centre)."""
+    out = np.zeros((len(vectors), len(centres)), dtype=np.float64)
+    as64 = vectors.astype(np.float64)
+    for k in range(len(centres)):
+        if norms[k] > 0:
+            out[:, k] = np.add.reduce(as64 * centres[k], axis=-1) / norms[k]
+    return out
+
+
+# The build's loops (compiled only: they read raw pointers, which the .pxd declares; no bounds
+# checks: their callers pass rows and offsets that exist). A dot
+# product sums its double products in numpy's pairwise order, as np.add.reduce sums a row:
+# left to right below 8, 8 accumulators up to 128, halves (at a multiple of 8) above. The
+# default x86-64 target has no FMA, so GCC does not fuse a product into its sum.
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _dot_ff(a: object, ai: int, b: object, bi: int, n: int) -> float:
+    """The dot product of ``a[ai:ai + n]`` and ``b[bi:bi + n]`` (float32), in double."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += cython.cast(cython.double, a[ai + i]) * b[bi + i]
+        return total
+    if n <= 128:
+        r0 = cython.cast(cython.double, a[ai]) * b[bi]
+        r1 = cython.cast(cython.double, a[ai + 1]) * b[bi + 1]
+        r2 = cython.cast(cython.double, a[ai + 2]) * b[bi + 2]
+        r3 = cython.cast(cython.double, a[ai + 3]) * b[bi + 3]
+        r4 = cython.cast(cython.double, a[ai + 4]) * b[bi + 4]
+        r5 = cython.cast(cython.double, a[ai + 5]) * b[bi + 5]
+        r6 = cython.cast(cython.double, a[ai + 6]) * b[bi + 6]
+        r7 = cython.cast(cython.double, a[ai + 7]) * b[bi + 7]
+        i = 8
+        while i < n - n % 8:
+            r0 += cython.cast(cython.double, a[ai + i]) * b[bi + i]
+            r1 += cython.cast(cython.double, a[ai + i + 1]) * b[bi + i + 1]
+            r2 += cython.cast(cython.double, a[ai + i + 2]) * b[bi + i + 2]
+            r3 += cython.cast(cython.double, a[ai + i + 3]) * b[bi + i + 3]
+            r4 += cython.cast(cython.double, a[ai + i + 4]) * b[bi + i + 4]
+            r5 += cython.cast(cython.double, a[ai + i + 5]) * b[bi + i + 5]
+            r6 += cython.cast(cython.double, a[ai + i + 6]) * b[bi + i + 6]
+            r7 += cython.cast(cython.double, a[ai + i + 7]) * b[bi + i + 7]
+            i += 8
+        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            total += cython.cast(cython.double, a[ai + i]) * b[bi + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return _dot_ff(a, ai, b, bi, half) + _dot_ff(a, ai + half, b, bi + half, n - half)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _dot_fd(a: object, ai: int, b: object, bi: int, n: int) -> float:
+    """:func:`_dot_ff` of ``a`` (float32) and ``b`` (double)."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += a[ai + i] * b[bi + i]
+        return total
+    if n <= 128:
+        r0, r1, r2, r3 = a[ai] * b[bi], a[ai + 1] * b[bi + 1], a[ai + 2] * b[bi + 2], a[ai + 3] * b[bi + 3]
+        r4, r5, r6, r7 = a[ai + 4] * b[bi + 4], a[ai + 5] * b[bi + 5], a[ai + 6] * b[bi + 6], a[ai + 7] * b[bi + 7]
+        i = 8
+        while i < n - n % 8:
+            r0 += a[ai + i] * b[bi + i]
+            r1 += a[ai + i + 1] * b[bi + i + 1]
+            r2 += a[ai + i + 2] * b[bi + i + 2]
+            r3 += a[ai + i + 3] * b[bi + i + 3]
+            r4 += a[ai + i + 4] * b[bi + i + 4]
+            r5 += a[ai + i + 5] * b[bi + i + 5]
+            r6 += a[ai + i + 6] * b[bi + i + 6]
+            r7 += a[ai + i + 7] * b[bi + i + 7]
+            i += 8
+        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            total += a[ai + i] * b[bi + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return _dot_fd(a, ai, b, bi, half) + _dot_fd(a, ai + half, b, bi + half, n - half)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _dot_dd(a: object, ai: int, n: int) -> float:
+    """:func:`_dot_ff` of ``a[ai:ai + n]`` (double) with itself: its squared norm."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += a[ai + i] * a[ai + i]
+        return total
+    if n <= 128:
+        r0, r1, r2, r3 = a[ai] * a[ai], a[ai + 1] * a[ai + 1], a[ai + 2] * a[ai + 2], a[ai + 3] * a[ai + 3]
+        r4, r5, r6, r7 = a[ai + 4] * a[ai + 4], a[ai + 5] * a[ai + 5], a[ai + 6] * a[ai + 6], a[ai + 7] * a[ai + 7]
+        i = 8
+        while i < n - n % 8:
+            r0 += a[ai + i] * a[ai + i]
+            r1 += a[ai + i + 1] * a[ai + i + 1]
+            r2 += a[ai + i + 2] * a[ai + i + 2]
+            r3 += a[ai + i + 3] * a[ai + i + 3]
+            r4 += a[ai + i + 4] * a[ai + i + 4]
+            r5 += a[ai + i + 5] * a[ai + i + 5]
+            r6 += a[ai + i + 6] * a[ai + i + 6]
+            r7 += a[ai + i + 7] * a[ai + i + 7]
+            i += 8
+        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            total += a[ai + i] * a[ai + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return _dot_dd(a, ai, half) + _dot_dd(a, ai + half, n - half)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _centres_loops(vectors: object, dim: int, found: list, starts: list, centres: object, norms: object) -> None:
+    """:func:`_centres_numpy` as loops: each group's sum (``centres``, row-major groups x
+    ``dim``, zeroed by the caller) and norm, from the rows ``found[starts[k]:starts[k + 1]]``
+    of ``vectors`` (the row matrix's data)."""
+    for k in range(len(starts) - 1):
+        start, stop = starts[k], starts[k + 1]
+        for i in range(start, stop):
+            r = found[i]
+            for d in range(dim):
+                centres[k * dim + d] += vectors[r * dim + d]
+        norms[k] = math.sqrt(_dot_dd(centres, k * dim, dim))
+
+
+def _history_texts(history: object, texts: list, starts: list) -> None:
+    """Append each keyword's revealed hints (the non-empty entries of its history row) to
+    ``texts``, and after each keyword the count so far to ``starts``."""
+    for hints in history:
+        for hint in hints:
+            if hint:
+                texts.append(hint)
+        starts.append(len(texts))
+
+
+def hint_matrices(rows: object, hints: object, keywords: object, history: object, code_length: int,
+                  n_keywords: int) -> np.ndarray:
+    """The similarity matrices of a guesser (``matrices x code_length x n_keywords``, float32).
+
+    In this order: with ``keywords`` (not None), each hint's similarity to each keyword; with
+    ``history`` (not None), each hint's cosine with the centroid of each keyword's revealed
+    hints, then its best similarity to one of them (0 for a keyword without any). The hints
+    are padded with ``""`` (the zero vector: similarity 0) to ``code_length``.
+
+    Args:
+        rows: the embedding's :class:`~cluegym.wrappers.text_rows.TextRows`.
+        hints, keywords: texts; history: per keyword, its hints padded with ``""``.
+    """
+    texts = [str(hint) for hint in list(hints)[:code_length]]
+    while len(texts) < code_length:
+        texts.append("")
+    with_keywords = keywords is not None
+    if with_keywords:
+        texts.extend(keywords)
+    starts = [len(texts)]
+    if history is not None:
+        _history_texts(history, texts, starts)
+    found = rows.rows(texts)
+    matrix = rows.matrix
+    n_matrices = (1 if with_keywords else 0) + (2 if history is not None else 0)
+    out = np.zeros((n_matrices, code_length, n_keywords), dtype=np.float32)
+    if cython.compiled:
+        _hint_matrices_loops(matrix, found, code_length, n_keywords, with_keywords, starts, out)
+    else:
+        _hint_matrices_numpy(matrix, found, code_length, n_keywords, with_keywords, starts, out)
+    return out
+
+
+def _hint_matrices_numpy(matrix: np.ndarray, found: list, code_length: int, n_keywords: int, with_keywords: bool,
+                         starts: list, out: np.ndarray) -> None:
+    """:func:`hint_matrices`' arithmetic by numpy's calls (the definition) into ``out``: the
+    hints are rows ``found[:code_length]``, the keywords the next ``n_keywords`` (with
+    ``with_keywords``), keyword ``k``'s history ``found[starts[k]:starts[k + 1]]`` (with
+    more than one start)."""
+    hint_vectors = matrix[found[:code_length]]
+    m = 0
+    if with_keywords:
+        out[0] = _dots_numpy(hint_vectors, matrix[found[code_length:code_length + n_keywords]])
+        m = 1
+    if len(starts) > 1:
+        centres, norms = _centres_numpy(matrix, found, starts)
+        out[m] = _centre_cosines_numpy(hint_vectors, centres, norms)
+        for k in range(n_keywords):
+            if starts[k + 1] > starts[k]:
+                group = matrix[found[starts[k]:starts[k + 1]]]
+                out[m + 1, :, k] = _dots_numpy(hint_vectors, group).astype(np.float32).max(axis=1)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_keywords: int, with_keywords: bool,
+                         starts: list, out: np.ndarray) -> None:
+    """:func:`hint_matrices`' arithmetic as loops (the build's path) into ``out``."""
+    dim = matrix.shape[1]
+    vectors = cython.address(matrix[0, 0])
+    m = 0
+    if with_keywords:
+        for i in range(code_length):
+            hint = found[i]
+            for k in range(n_keywords):
+                other = found[code_length + k]
+                out[0, i, k] = cython.cast(cython.float, _dot_ff(vectors, hint * dim, vectors, other * dim, dim))
+        m = 1
+    if len(starts) > 1:
+        centres_array = np.zeros(n_keywords * dim, dtype=np.float64)
+        norms_array = np.zeros(n_keywords, dtype=np.float64)
+        centres_view, norms_view = centres_array, norms_array
+        centres, norms = cython.address(centres_view[0]), cython.address(norms_view[0])
+        _centres_loops(vectors, dim, found, starts, centres, norms)
+        for i in range(code_length):
+            hint = found[i]
+            for k in range(n_keywords):
+                if norms[k] > 0:
+                    out[m, i, k] = cython.cast(cython.float,
+                                               _dot_fd(vectors, hint * dim, centres, k * dim, dim) / norms[k])
+                best_set = False
+                best = cython.cast(cython.float, 0.0)
+                start, stop = starts[k], starts[k + 1]
+                for g in range(start, stop):
+                    other = found[g]
+                    value = cython.cast(cython.float, _dot_ff(vectors, hint * dim, vectors, other * dim, dim))
+                    if not best_set or value > best:
+                        best = value
+                        best_set = True
+                out[m + 1, i, k] = best
+
+
+def context_vector(history: object, turn: int, tokens: object, max_turns: int, miscommunication_limit: int,
+                   interception_limit: int) -> np.ndarray:
+    """Every seat's context features (float32): hints revealed per keyword and the turn over
+    ``max_turns``, the tokens over their limits (each quotient taken in double, rounded once)."""
+    values = []
+    for hints in history:
+        count = 0
+        for hint in hints:
+            if hint:
+                count += 1
+        values.append(count / max_turns)
+    values.append(int(turn) / max_turns)
+    values.append(int(tokens[0]) / miscommunication_limit)
+    values.append(int(tokens[1]) / interception_limit)
+    return np.array(values, dtype=np.float32)
+
+
+def _clip_into(vector: np.ndarray, start: int, values: np.ndarray) -> None:
+    """``vector[start:start + len(values)]`` = ``values`` clipped to ``[-1, 1]``."""
+    vector[start:start + len(values)] = np.clip(values, -1.0, 1.0)
+
+
+def _flags(legal: object) -> np.ndarray:
+    """``legal`` as contiguous uint8 flags (a 1-byte mask is viewed, not copied)."""
+    flags = np.asarray(legal)
+    if flags.dtype.itemsize != 1 or flags.dtype.kind not in "biu" or not flags.flags.c_contiguous:
+        flags = np.ascontiguousarray(flags, dtype=bool)
+    return flags.view(np.uint8)
+
+
+def guesser_vector(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray, context: np.ndarray) -> np.ndarray:
+    """Bob's or Eve's feature vector: per code, each matrix's score and standardized score
+    (:func:`code_scores`) and whether it is legal, then ``context``; clipped to ``[-1, 1]``.
+
+    Args:
+        sims: ``matrices x code_length x keywords`` float32 (:func:`hint_matrices`).
+        code_digits: ``codes x code_length`` int64, each code's keyword per position.
+        legal: per code, nonzero when legal (bool or int8).
+        context: :func:`context_vector`.
+    """
+    matrices, codes = sims.shape[0], code_digits.shape[0]
+    per_choice = 2 * matrices + 1
+    vector = np.zeros(codes * per_choice + len(context), dtype=np.float32)
+    flags = _flags(legal)
+    if cython.compiled:
+        scores, standardized = _code_scores_loops(sims, code_digits, flags)
+        _guesser_loops(scores, standardized, flags, context, vector)
+    else:
+        _guesser_numpy(sims, code_digits, flags, context, vector)
+    return vector
+
+
+def _guesser_numpy(sims: np.ndarray, code_digits: np.ndarray, flags: np.ndarray, context: np.ndarray,
+                   vector: np.ndarray) -> None:
+    """:func:`guesser_vector`'s layout by numpy's calls (the definition) into ``vector``."""
+    matrices, codes = sims.shape[0], code_digits.shape[0]
+    per_choice = 2 * matrices + 1
+    scores, standardized = _code_scores_numpy(sims, code_digits, flags.astype(bool))
+    block = np.zeros((codes, per_choice), dtype=np.float32)
+    block[:, 0:-1:2] = scores.T
+    block[:, 1:-1:2] = standardized.T
+    block[:, -1] = flags != 0
+    _clip_into(vector, 0, block.reshape(-1))
+    _clip_into(vector, codes * per_choice, context)
+
+
+def _clipped(value: float) -> float:
+    """``value`` clipped to ``[-1, 1]`` (NaN kept, as ``np.clip`` keeps it)."""
+    if value > 1.0:
+        return 1.0
+    if value < -1.0:
+        return -1.0
+    return value
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _guesser_loops(scores: np.ndarray, standardized: np.ndarray, legal: np.ndarray, context: np.ndarray,
+                   vector: np.ndarray) -> None:
+    """:func:`guesser_vector`'s layout as loops (the build's path)."""
+    matrices, codes = scores.shape[0], scores.shape[1]
+    per_choice = 2 * matrices + 1
+    for c in range(codes):
+        base = c * per_choice
+        for m in range(matrices):
+            vector[base + 2 * m] = _clipped(scores[m, c])
+            vector[base + 2 * m + 1] = _clipped(standardized[m, c])
+        vector[base + per_choice - 1] = 1.0 if legal[c] else 0.0
+    base = codes * per_choice
+    for i in range(context.shape[0]):
+        vector[base + i] = _clipped(context[i])
+
+
+def alice_vector(rows: object, candidates: object, code: list, keywords: object, history: object, n_choices: int,
+                 code_length: int, context: np.ndarray) -> np.ndarray:
+    """Alice's feature vector: per candidate and digit, its word's similarity to the digit's
+    keyword and its best one to another keyword (-1 with no other keyword), then the same
+    against the keywords' hint histories (cosines with their centroids: 0 for a keyword
+    without hints), a 1 for a candidate present; then ``context``; clipped to ``[-1, 1]``.
+
+    Args:
+        rows: the embedding's :class:`~cluegym.wrappers.text_rows.TextRows`.
+        candidates: hint tuples (the first ``n_choices``); position ``j`` of one is read for
+            code digit ``j`` (up to the shorter of the two).
+        code: the code's digits, 0-based.
+        keywords: the keywords; history: per keyword, its hints padded with ``""``.
+    """
+    per_choice = code_length * 4 + 1
+    n_keywords = len(keywords)
+    texts = list(keywords)
+    digits = []
+    owners = []
+    present = 0
+    for triple in candidates:
+        if present == n_choices:
+            break
+        positions = min(len(triple), len(code), code_length)
+        for j in range(positions):
+            texts.append(str(triple[j]))
+            digits.append(int(code[j]))
+            owners.append(present * per_choice + 4 * j)
+        present += 1
+    starts = [len(texts)]
+    _history_texts(history, texts, starts)
+    found = rows.rows(texts)
+    matrix = rows.matrix
+    vector = np.zeros(n_choices * per_choice + len(context), dtype=np.float32)
+    if digits:
+        if cython.compiled:
+            _alice_loops(matrix, found, n_keywords, digits, owners, starts, vector)
+        else:
+            _alice_numpy(matrix, found, n_keywords, digits, owners, starts, vector)
+    for i in range(present):
+        vector[i * per_choice + per_choice - 1] = 1.0
+    base = n_choices * per_choice
+    for i in range(len(context)):
+        vector[base + i] = _clipped(context[i])
+    return vector
+
+
+def _alice_numpy(matrix: np.ndarray, found: list, n_keywords: int, digits: list, owners: list, starts: list,
+                 vector: np.ndarray) -> None:
+    """:func:`alice_vector`'s similarities by numpy's calls (the definition) into ``vector``:
+    the keywords are rows ``found[:n_keywords]``, then one row per candidate word (its digit
+    in ``digits``, its place in the vector in ``owners``), then the history groups."""
+    words = matrix[found[n_keywords:n_keywords + len(digits)]]
+    centres, norms = _centres_numpy(matrix, found, starts)
+    for m, sims in enumerate((_dots_numpy(words, matrix[found[:n_keywords]]),
+                              _centre_cosines_numpy(words, centres, norms))):
+        sims = sims.astype(np.float32)
+        for t, (digit, owner) in enumerate(zip(digits, owners)):
+            others = [sims[t, k] for k in range(n_keywords) if k != digit]
+            vector[owner + 2 * m] = _clipped(float(sims[t, digit]))
+            vector[owner + 2 * m + 1] = _clipped(float(max(others))) if others else -1.0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _alice_loops(matrix: np.ndarray, found: list, n_keywords: int, digits: list, owners: list, starts: list,
+                 vector: np.ndarray) -> None:
+    """:func:`alice_vector`'s similarities as loops (the build's path), into ``vector``."""
+    dim = matrix.shape[1]
+    vectors = cython.address(matrix[0, 0])
+    centres_array = np.zeros(n_keywords * dim, dtype=np.float64)
+    norms_array = np.zeros(n_keywords, dtype=np.float64)
+    centres_view, norms_view = centres_array, norms_array
+    centres, norms = cython.address(centres_view[0]), cython.address(norms_view[0])
+    _centres_loops(vectors, dim, found, starts, centres, norms)
+    for t in range(len(digits)):
+        word = found[n_keywords + t]
+        digit = digits[t]
+        owner = owners[t]
+        for m in range(2):
+            best_set = False
+            best = cython.cast(cython.float, 0.0)
+            for k in range(n_keywords):
+                if m == 0:
+                    other = found[k]
+                    value = cython.cast(cython.float, _dot_ff(vectors, word * dim, vectors, other * dim, dim))
+                elif norms[k] > 0:
+                    value = cython.cast(cython.float, _dot_fd(vectors, word * dim, centres, k * dim, dim) / norms[k])
+                else:
+                    value = cython.cast(cython.float, 0.0)
+                if k == digit:
+                    vector[owner + 2 * m] = _clipped(value)
+                elif not best_set or value > best:
+                    best = value
+                    best_set = True
+            vector[owner + 2 * m + 1] = _clipped(best) if best_set else -1.0
+
+
+# ----------------------------------------------------------------- Alice's ranking scan
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def scan_ranking(sims: np.ndarray, verdicts: np.ndarray, order: np.ndarray, own: int, rivals: list, position: int,
+                 count: int, words: list, resolve: object) -> int:
+    """Rank keyword row ``own``'s vocabulary words from ``position`` of ``order`` (closest
+    first) until ``words`` holds ``count`` of them or ``order`` ends; returns the position.
+
+    A word is appended (its vocabulary index) when it is strictly closer to ``own``'s keyword
+    than to every rival's (``sims[row, word]``) and the hint rule accepts it next to each of
+    them (``verdicts[row, word]``: 1 accepts, 0 rejects, -1 not known yet: ``resolve(row,
+    word)`` finds it, stores it and returns it; own keyword first, then the rivals in order).
+
+    Args:
+        sims: keywords x vocabulary float32; verdicts: keywords x vocabulary int8.
+        order: vocabulary indices, closest to ``own``'s keyword first (int64).
+    """
+    total = order.shape[0]
+    while len(words) < count and position < total:
+        j = order[position]
+        position += 1
+        similarity = sims[own, j]
+        accepted = True
+        for r in rivals:
+            if not similarity > sims[r, j]:
+                accepted = False
+                break
+        if accepted:
+            verdict = verdicts[own, j]
+            if verdict < 0:
+                verdict = resolve(own, j)
+            accepted = verdict > 0
+            if accepted:
+                for r in rivals:
+                    verdict = verdicts[r, j]
+                    if verdict < 0:
+                        verdict = resolve(r, j)
+                    if verdict <= 0:
+                        accepted = False
+                        break
+        if accepted:
+            words.append(int(j))
+    return position
+
+
+def hint_candidates(sims: np.ndarray, verdicts: np.ndarray, orders: list, rankings: list, code: list, used: object,
+                    vocab: list, n: int, stride: int, limit: int, resolve: object) -> object:
+    """Alice's candidate hint triples of one decision (see
+    :meth:`~cluegym.wrappers.decrypto.HintCandidates.__call__`), or None when a ranking has to
+    read past the start of its keyword's order kept in ``orders``: the caller extends it
+    (``_KeywordTable.order``) and calls again (what was ranked so far stays ranked).
+
+    Args:
+        sims, verdicts: the keyword table's arrays; orders: its orders, one per row.
+        rankings: the game's rankings (``.row``, ``.rivals``, ``.position``, ``.words``), one
+            per keyword; code: the code's digits, 0-based; used: the hints said this game.
+        vocab: the vocabulary words; n, stride: the candidates; limit: words ranked at most.
+    """
+    total = len(vocab)
+    # Candidates read fresh words up to rank (n - 1) * stride: rank only that far (the hint
+    # checks of the ranking are the cost), or to the limit when used words eat it.
+    needed = (n - 1) * stride + 1
+    by_digit = {}
+    columns = []
+    for d in code:
+        column = by_digit.get(d)
+        if column is None:
+            ranking = rankings[d]
+            words = ranking.words
+            while True:
+                column = []
+                for j in words:
+                    word = vocab[j]
+                    if word not in used:
+                        column.append(word)
+                if len(column) >= needed or len(words) >= limit or ranking.position >= total:
+                    break
+                order = orders[ranking.row]
+                if ranking.position >= order.shape[0]:
+                    return None
+                count = min(len(words) + needed - len(column), limit)
+                ranking.position = scan_ranking(sims, verdicts, order, ranking.row, ranking.rivals, ranking.position,
+                                                count, words, resolve)
+            by_digit[d] = column
+        columns.append(column)
+    depth = n * stride
+    for column in columns:
+        if len(column) < depth:
+            depth = len(column)
+    # Ranks 0, stride, 2 * stride, ... while every digit's column has that rank.
+    candidates = []
+    for rank in range(0, min(n * stride, depth), stride):
+        triple = tuple([column[rank] for column in columns])
+        if len(set(triple)) == len(triple):
+            candidates.append(triple)
+    return candidates

@@ -37,6 +37,10 @@ class Featurizer:
     #: (lets :mod:`cluegym.training.policies` score every choice with shared weights); None
     #: for a flat vector.
     per_choice: int | None = None
+    #: :meth:`features` itself returns a ``float32`` vector of the space's shape within its
+    #: bounds (clipped): :meth:`__call__` then hands it on without its own checks and clip
+    #: (~3 us a decision). The shipped featurizers that set it are tested for it.
+    bounded: bool = False
 
     def features(self, observation: dict[str, Any], info: dict[str, Any],
                  candidates: Sequence[Any] | None = None) -> np.ndarray:
@@ -44,6 +48,8 @@ class Featurizer:
 
     def __call__(self, observation: dict[str, Any], info: dict[str, Any] | None = None,
                  candidates: Sequence[Any] | None = None) -> np.ndarray:
+        if self.bounded:
+            return self.features(observation, info or {}, candidates)
         vec = np.asarray(self.features(observation, info or {}, candidates), dtype=np.float32).reshape(-1)
         space = self.observation_space
         if vec.shape != space.shape:

@@ -17,7 +17,7 @@ import dataclasses as _dataclasses
 from types import SimpleNamespace
 from typing import Any, Callable, TypeVar
 
-__all__ = ["cclass", "locals", "dataclasses", "compiled"]
+__all__ = ["cclass", "locals", "boundscheck", "wraparound", "dataclasses", "compiled"]
 
 _T = TypeVar("_T")
 
@@ -29,6 +29,16 @@ def cclass(cls: _T) -> _T:
 
 def locals(**types: Any) -> Callable[[_T], _T]:  # noqa: A001 - Cython's name
     """Cython's local-type declaration: the function unchanged."""
+    return lambda function: function
+
+
+def boundscheck(flag: bool) -> Callable[[_T], _T]:
+    """Cython's bounds-check directive for one function: the function unchanged."""
+    return lambda function: function
+
+
+def wraparound(flag: bool) -> Callable[[_T], _T]:
+    """Cython's negative-index directive for one function: the function unchanged."""
     return lambda function: function
 
 

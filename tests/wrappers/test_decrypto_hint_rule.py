@@ -49,12 +49,15 @@ def test_a_keywords_similarities_do_not_depend_on_the_games_other_keywords():
 
     kept = HintCandidates(n=8)
     kept.ranked(KEYWORDS)
-    column = kept._keyword_facts("sea").sims
+    table = kept.table
+    row = table.index["sea"]
+    column = table.sims[row].copy()
     _, matrix = kept._vocabulary()
     assert np.array_equal(column, matrix @ kept.words.vector("sea"))
     kept.ranked(("sea", "fire", "horse", "arm"))
-    assert kept._keyword_facts("sea").sims is column
+    assert table.index["sea"] == row and np.array_equal(table.sims[row], column)
     fresh = HintCandidates(n=8)
+    assert fresh.table is table  # one table per embedding, vocabulary and hint check
     assert fresh.ranked(("pen", "sea", "river", "ice")) == kept.ranked(("pen", "sea", "river", "ice"))
 
 
