@@ -43,8 +43,8 @@ from cluegym.envs.core.matching import word_forms
 from cluegym.envs.core.text import to_charset, tokens
 from cluegym.envs.decrypto.rules import all_codes, DecryptoConfig, DecryptoRules
 from cluegym.wrappers.candidates import top_order
-from cluegym.wrappers.decrypto_scores import (alice_vector, code_scores, context_vector, guesser_vector,
-                                              hint_candidates, hint_matrices, scan_ranking)
+from cluegym.wrappers.decrypto_scores import (alice_vector, code_scores, context_vector, guesser_features,
+                                              hint_candidates, scan_ranking)
 from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.selfplay import SeatTask
 from cluegym.wrappers.text_rows import TextRows
@@ -108,9 +108,9 @@ class DecryptoFeatures(Featurizer):
             code = [int(d) - 1 for d in observation["code"]]
             return alice_vector(self.rows, candidates or [], code, observation["keywords"], history,
                                 self.n_candidates, self.code_length, context)
-        sims = hint_matrices(self.rows, observation["hints"], observation["keywords"] if self.seat == "bob" else None,
-                             history if self.history else None, self.code_length, self.n_keywords)
-        return guesser_vector(sims, self.code_digits, np.asarray(observation["action_mask"]), context)
+        return guesser_features(self.rows, observation["hints"], observation["keywords"] if self.seat == "bob" else None,
+                                history if self.history else None, self.code_digits, observation["action_mask"],
+                                context, self.code_length, self.n_keywords)
 
     def code_scores(self, sims: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per code, the mean similarity of the hint-keyword pairs it asserts, raw and

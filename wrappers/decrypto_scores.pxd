@@ -4,16 +4,21 @@
 # written through typed views; Alice's ranking scan over the keyword table's arrays.
 cimport cython
 
-@cython.locals(matrices=Py_ssize_t, length=Py_ssize_t, codes=Py_ssize_t, scores=float[:, ::1],
-               standardized=float[:, ::1], pool=float[::1], legal_count=Py_ssize_t, count=Py_ssize_t,
-               threshold=float, m=Py_ssize_t, c=Py_ssize_t, j=Py_ssize_t, total=float, used=Py_ssize_t,
-               mean=float, deviation=float, spread=float, scale=float)
+@cython.locals(matrices=Py_ssize_t, length=Py_ssize_t, keywords=Py_ssize_t, codes=Py_ssize_t, scores=float[:, ::1],
+               standardized=float[:, ::1], work=float[::1], m=Py_ssize_t)
 cpdef tuple _code_scores_loops(const float[:, :, ::1] sims, const long long[:, ::1] code_digits,
                                const unsigned char[::1] legal)
 
+@cython.locals(codes=Py_ssize_t, legal_count=Py_ssize_t, count=Py_ssize_t, threshold=float, c=Py_ssize_t,
+               j=Py_ssize_t, total=float, score=float, used=Py_ssize_t, mean=float, deviation=float, spread=float,
+               scale=float, value=float)
+cdef void _score_codes(const float* sims, Py_ssize_t length, Py_ssize_t keywords, const long long[:, ::1] code_digits,
+                       const unsigned char[::1] legal, float* work, float* scores, Py_ssize_t scores_step,
+                       float* standardized, Py_ssize_t standardized_step, bint clip) noexcept
+
 @cython.locals(total=float, i=Py_ssize_t, r0=float, r1=float, r2=float, r3=float, r4=float, r5=float, r6=float,
                r7=float, half=Py_ssize_t)
-cdef float _pairwise_sum(float[::1] values, Py_ssize_t start, Py_ssize_t n)
+cdef float _pairwise_sum(const float* values, Py_ssize_t start, Py_ssize_t n) noexcept nogil
 
 # The similarities: double products summed in numpy's pairwise order from raw pointers into
 # the row matrix (callers pass rows that exist: no bounds checks in these loops).
@@ -36,16 +41,30 @@ cdef void _centres_loops(const float* vectors, Py_ssize_t dim, list found, list 
 @cython.locals(hints=object, hint=object)
 cpdef void _history_texts(object history, list texts, list starts)
 
-@cython.locals(texts=list, starts=list, found=list, with_keywords=bint, n_matrices=Py_ssize_t)
+@cython.locals(starts=list, found=list, with_keywords=bint, n_matrices=Py_ssize_t, view="float[:, :, ::1]")
 cpdef object hint_matrices(object rows, object hints, object keywords, object history, Py_ssize_t code_length,
                            Py_ssize_t n_keywords)
 
-@cython.locals(dim=Py_ssize_t, vectors="const float*", m=Py_ssize_t, i=Py_ssize_t,
+@cython.locals(dim=Py_ssize_t, vectors="const float*", block=Py_ssize_t, m=Py_ssize_t, i=Py_ssize_t,
                k=Py_ssize_t, g=Py_ssize_t, hint=Py_ssize_t, other=Py_ssize_t, start=Py_ssize_t, stop=Py_ssize_t,
-               best_set=bint, best=float, value=float,
-               centres_view=double[::1], norms_view=double[::1], centres="double*", norms="double*")
+               best_set=bint, best=float, value=float, centres_view=double[::1], norms_view=double[::1],
+               centres="double*", norms="double*")
 cdef void _hint_matrices_loops(const float[:, ::1] matrix, list found, Py_ssize_t code_length,
-                               Py_ssize_t n_keywords, bint with_keywords, list starts, float[:, :, ::1] out)
+                               Py_ssize_t n_keywords, bint with_keywords, list starts, float* out)
+
+@cython.locals(texts=list, starts=list, with_keywords=bint)
+cdef tuple _guesser_texts(object rows, object hints, object keywords, object history, Py_ssize_t code_length)
+
+@cython.locals(n_matrices=Py_ssize_t, found=list, starts=list, with_keywords=bint, sims="float[243]", i=Py_ssize_t,
+               codes=Py_ssize_t, per_choice=Py_ssize_t, flags=object, digits="const long long[:, ::1]",
+               legal_view="const unsigned char[::1]", vector="float[::1]", work="float[::1]", block=Py_ssize_t,
+               m=Py_ssize_t)
+cpdef object guesser_features(object rows, object hints, object keywords, object history, object code_digits,
+                              object legal, object context, Py_ssize_t code_length, Py_ssize_t n_keywords)
+
+@cython.locals(c=Py_ssize_t, base=Py_ssize_t, i=Py_ssize_t)
+cdef void _legal_and_context(const unsigned char[::1] legal, const float[::1] context, float[::1] vector,
+                             Py_ssize_t codes, Py_ssize_t per_choice)
 
 @cython.locals(values=list, hints=object, hint=object, count=Py_ssize_t)
 cpdef object context_vector(object history, object turn, object tokens, Py_ssize_t max_turns,
@@ -54,7 +73,7 @@ cpdef object context_vector(object history, object turn, object tokens, Py_ssize
 cdef inline double _clipped(double value) noexcept nogil
 
 @cython.locals(matrices=Py_ssize_t, codes=Py_ssize_t, per_choice=Py_ssize_t, c=Py_ssize_t, m=Py_ssize_t,
-               base=Py_ssize_t, i=Py_ssize_t)
+               base=Py_ssize_t)
 cdef void _guesser_loops(const float[:, ::1] scores, const float[:, ::1] standardized, const unsigned char[::1] legal,
                          const float[::1] context, float[::1] vector)
 

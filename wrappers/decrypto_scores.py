@@ -19,7 +19,8 @@ and ``tests/wrappers/test_decrypto_vectors.py`` compare them):
   left-to-right sums below 8 values, its 8-way pairwise sums from 8 on, each mean the sum
   divided in double and rounded to float32);
 - :func:`guesser_vector`, :func:`alice_vector`: the feature vectors of Bob and Eve (per code)
-  and of Alice (per candidate), clipped to ``[-1, 1]``;
+  and of Alice (per candidate), clipped to ``[-1, 1]`` (:func:`guesser_features`: Bob's or
+  Eve's from their texts in one call);
 - :func:`scan_ranking`: the next valid words of one keyword's ranking.
 
 Example:
@@ -42,8 +43,8 @@ try:
 except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
-__all__ = ["code_scores", "hint_matrices", "guesser_vector", "alice_vector", "context_vector", "scan_ranking",
-           "hint_candidates"]
+__all__ = ["code_scores", "hint_matrices", "guesser_vector", "guesser_features", "alice_vector", "context_vector",
+           "scan_ranking", "hint_candidates"]
 
 
 def code_scores(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -98,38 +99,55 @@ def _code_scores_numpy(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndar
 def _code_scores_loops(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`code_scores` as loops (the build's path: decrypto_scores.pxd makes every value
     a C float and every sum a float32 one, in numpy's order). ``legal`` as uint8."""
-    matrices, length, codes = sims.shape[0], code_digits.shape[1], code_digits.shape[0]
+    matrices, length, keywords, codes = sims.shape[0], code_digits.shape[1], sims.shape[2], code_digits.shape[0]
     scores_array = np.empty((matrices, codes), dtype=np.float32)
     standardized_array = np.zeros((matrices, codes), dtype=np.float32)
-    pool_array = np.empty(codes, dtype=np.float32)
-    scores, standardized, pool = scores_array, standardized_array, pool_array
+    work_array = np.empty(2 * codes, dtype=np.float32)
+    scores, standardized, work = scores_array, standardized_array, work_array
+    for m in range(matrices):
+        _score_codes(cython.address(sims[m, 0, 0]), length, keywords, code_digits, legal, cython.address(work[0]),
+                     cython.address(scores[m, 0]), 1, cython.address(standardized[m, 0]), 1, False)
+    return scores_array, standardized_array
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _score_codes(sims: object, length: int, keywords: int, code_digits: np.ndarray, legal: np.ndarray, work: object,
+                 scores: object, scores_step: int, standardized: object, standardized_step: int, clip: bool) -> None:
+    """One similarity matrix's per-code scores and standardized scores (the build's loops, from
+    raw pointers): ``sims`` is the ``length x keywords`` matrix, ``work`` room for ``2 x codes``
+    floats; code ``c``'s score goes to ``scores[c * scores_step]`` and its standardized score
+    to ``standardized[c * standardized_step]`` (left as it is when the legal scores do not
+    spread), each clipped to ``[-1, 1]`` with ``clip``."""
+    codes = code_digits.shape[0]
     legal_count = 0
     for c in range(codes):
         legal_count += legal[c] != 0
     count = legal_count if legal_count else codes
     threshold = cython.cast(cython.float, 1e-6)  # numpy compares a float32 spread with float32(1e-6)
-    for m in range(matrices):
+    for c in range(codes):
+        total = cython.cast(cython.float, 0.0)
+        for j in range(length):
+            total += sims[j * keywords + code_digits[c, j]]
+        score = cython.cast(cython.float, cython.cast(cython.double, total) / length)
+        work[codes + c] = score
+        scores[c * scores_step] = _clipped(score) if clip else score
+    used = 0
+    for c in range(codes):
+        if legal[c] or not legal_count:
+            work[used] = work[codes + c]
+            used += 1
+    mean = cython.cast(cython.float, cython.cast(cython.double, _pairwise_sum(work, 0, count)) / count)
+    for c in range(count):
+        deviation = work[c] - mean
+        work[c] = deviation * deviation
+    spread = cython.cast(cython.float, math.sqrt(
+        cython.cast(cython.float, cython.cast(cython.double, _pairwise_sum(work, 0, count)) / count)))
+    if spread >= threshold:
+        scale = cython.cast(cython.float, 3.0 * spread)
         for c in range(codes):
-            total = cython.cast(cython.float, 0.0)
-            for j in range(length):
-                total += sims[m, j, code_digits[c, j]]
-            scores[m, c] = cython.cast(cython.float, cython.cast(cython.double, total) / length)
-        used = 0
-        for c in range(codes):
-            if legal[c] or not legal_count:
-                pool[used] = scores[m, c]
-                used += 1
-        mean = cython.cast(cython.float, cython.cast(cython.double, _pairwise_sum(pool, 0, count)) / count)
-        for c in range(count):
-            deviation = pool[c] - mean
-            pool[c] = deviation * deviation
-        spread = cython.cast(cython.float, math.sqrt(
-            cython.cast(cython.float, cython.cast(cython.double, _pairwise_sum(pool, 0, count)) / count)))
-        if spread >= threshold:
-            scale = cython.cast(cython.float, 3.0 * spread)
-            for c in range(codes):
-                standardized[m, c] = (scores[m, c] - mean) / scale if legal[c] else -1.0
-    return scores_array, standardized_array
+            value = (work[codes + c] - mean) / scale if legal[c] else cython.cast(cython.float, -1.0)
+            standardized[c * standardized_step] = _clipped(value) if clip else value
 
 
 def _pairwise_sum(values: np.ndarray, start: int, n: int) -> float:
@@ -348,24 +366,64 @@ def hint_matrices(rows: object, hints: object, keywords: object, history: object
         rows: the embedding's :class:`~cluegym.wrappers.text_rows.TextRows`.
         hints, keywords: texts; history: per keyword, its hints padded with ``""``.
     """
-    texts = [str(hint) for hint in list(hints)[:code_length]]
-    while len(texts) < code_length:
-        texts.append("")
-    with_keywords = keywords is not None
-    if with_keywords:
-        texts.extend(keywords)
-    starts = [len(texts)]
-    if history is not None:
-        _history_texts(history, texts, starts)
-    found = rows.rows(texts)
+    found, starts, with_keywords = _guesser_texts(rows, hints, keywords, history, code_length)
     matrix = rows.matrix
     n_matrices = (1 if with_keywords else 0) + (2 if history is not None else 0)
     out = np.zeros((n_matrices, code_length, n_keywords), dtype=np.float32)
+    if n_matrices == 0:
+        return out
     if cython.compiled:
-        _hint_matrices_loops(matrix, found, code_length, n_keywords, with_keywords, starts, out)
+        view = out
+        _hint_matrices_loops(matrix, found, code_length, n_keywords, with_keywords, starts, cython.address(view[0, 0, 0]))
     else:
         _hint_matrices_numpy(matrix, found, code_length, n_keywords, with_keywords, starts, out)
     return out
+
+
+def guesser_features(rows: object, hints: object, keywords: object, history: object, code_digits: np.ndarray,
+                     legal: object, context: np.ndarray, code_length: int, n_keywords: int) -> np.ndarray:
+    """Bob's or Eve's feature vector in one call: :func:`guesser_vector` of the
+    :func:`hint_matrices` of these texts (the same vector bit for bit; in the build without
+    the matrices' array: one vector made, the matrices on the C stack)."""
+    n_matrices = (1 if keywords is not None else 0) + (2 if history is not None else 0)
+    if not cython.compiled or n_matrices == 0 or n_matrices * code_length * n_keywords > _MAX_SIMS:
+        return guesser_vector(hint_matrices(rows, hints, keywords, history, code_length, n_keywords), code_digits,
+                              legal, context)
+    found, starts, with_keywords = _guesser_texts(rows, hints, keywords, history, code_length)
+    # sims: the matrices, a C array of _MAX_SIMS floats on the stack (decrypto_scores.pxd)
+    for i in range(n_matrices * code_length * n_keywords):
+        sims[i] = 0.0
+    _hint_matrices_loops(rows.matrix, found, code_length, n_keywords, with_keywords, starts, cython.address(sims[0]))
+    codes = code_digits.shape[0]
+    per_choice = 2 * n_matrices + 1
+    flags = _flags(legal)
+    legal_view, digits = flags, code_digits  # typed views, acquired once (decrypto_scores.pxd)
+    vector_array = np.zeros(codes * per_choice + len(context), dtype=np.float32)
+    work_array = np.empty(2 * codes, dtype=np.float32)
+    vector, work = vector_array, work_array
+    block = code_length * n_keywords
+    for m in range(n_matrices):
+        _score_codes(cython.address(sims[m * block]), code_length, n_keywords, digits, legal_view,
+                     cython.address(work[0]), cython.address(vector[2 * m]), per_choice,
+                     cython.address(vector[2 * m + 1]), per_choice, True)
+    _legal_and_context(legal_view, context, vector, codes, per_choice)
+    return vector_array
+
+
+#: The most similarities :func:`guesser_features` keeps on the C stack (3 matrices of 9 hints
+#: by 9 keywords: the game's largest sizes).
+_MAX_SIMS = 243
+
+
+def _legal_and_context(legal: np.ndarray, context: np.ndarray, vector: np.ndarray, codes: int,
+                       per_choice: int) -> None:
+    """Each code's legal flag (the last of its choice block) and the context (clipped) into
+    ``vector`` (the build's loop)."""
+    for c in range(codes):
+        vector[c * per_choice + per_choice - 1] = 1.0 if legal[c] else 0.0
+    base = codes * per_choice
+    for i in range(context.shape[0]):
+        vector[base + i] = _clipped(context[i])
 
 
 def _hint_matrices_numpy(matrix: np.ndarray, found: list, code_length: int, n_keywords: int, with_keywords: bool,
@@ -391,17 +449,20 @@ def _hint_matrices_numpy(matrix: np.ndarray, found: list, code_length: int, n_ke
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_keywords: int, with_keywords: bool,
-                         starts: list, out: np.ndarray) -> None:
-    """:func:`hint_matrices`' arithmetic as loops (the build's path) into ``out``."""
+                         starts: list, out: object) -> None:
+    """:func:`hint_matrices`' arithmetic as loops (the build's path) into ``out`` (a pointer
+    to ``matrices x code_length x n_keywords`` floats, zeroed)."""
     dim = matrix.shape[1]
     vectors = cython.address(matrix[0, 0])
+    block = code_length * n_keywords
     m = 0
     if with_keywords:
         for i in range(code_length):
             hint = found[i]
             for k in range(n_keywords):
                 other = found[code_length + k]
-                out[0, i, k] = cython.cast(cython.float, _dot_ff(vectors, hint * dim, vectors, other * dim, dim))
+                out[i * n_keywords + k] = cython.cast(cython.float, _dot_ff(vectors, hint * dim, vectors, other * dim,
+                                                                            dim))
         m = 1
     if len(starts) > 1:
         centres_array = np.zeros(n_keywords * dim, dtype=np.float64)
@@ -413,8 +474,8 @@ def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_ke
             hint = found[i]
             for k in range(n_keywords):
                 if norms[k] > 0:
-                    out[m, i, k] = cython.cast(cython.float,
-                                               _dot_fd(vectors, hint * dim, centres, k * dim, dim) / norms[k])
+                    out[m * block + i * n_keywords + k] = cython.cast(
+                        cython.float, _dot_fd(vectors, hint * dim, centres, k * dim, dim) / norms[k])
                 best_set = False
                 best = cython.cast(cython.float, 0.0)
                 start, stop = starts[k], starts[k + 1]
@@ -424,7 +485,23 @@ def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_ke
                     if not best_set or value > best:
                         best = value
                         best_set = True
-                out[m + 1, i, k] = best
+                out[(m + 1) * block + i * n_keywords + k] = best
+
+
+def _guesser_texts(rows: object, hints: object, keywords: object, history: object, code_length: int) -> tuple:
+    """A guesser's texts as rows: ``(found, starts, with_keywords)``: the hints (padded with
+    ``""`` to ``code_length``), then the keywords (when not None), then each keyword's
+    revealed hints (``found[starts[k]:starts[k + 1]]``; one start only without a history)."""
+    texts = [str(hint) for hint in list(hints)[:code_length]]
+    while len(texts) < code_length:
+        texts.append("")
+    with_keywords = keywords is not None
+    if with_keywords:
+        texts.extend(keywords)
+    starts = [len(texts)]
+    if history is not None:
+        _history_texts(history, texts, starts)
+    return rows.rows(texts), starts, with_keywords
 
 
 def context_vector(history: object, turn: int, tokens: object, max_turns: int, miscommunication_limit: int,
@@ -502,8 +579,6 @@ def _clipped(value: float) -> float:
     return value
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def _guesser_loops(scores: np.ndarray, standardized: np.ndarray, legal: np.ndarray, context: np.ndarray,
                    vector: np.ndarray) -> None:
     """:func:`guesser_vector`'s layout as loops (the build's path)."""
@@ -514,10 +589,7 @@ def _guesser_loops(scores: np.ndarray, standardized: np.ndarray, legal: np.ndarr
         for m in range(matrices):
             vector[base + 2 * m] = _clipped(scores[m, c])
             vector[base + 2 * m + 1] = _clipped(standardized[m, c])
-        vector[base + per_choice - 1] = 1.0 if legal[c] else 0.0
-    base = codes * per_choice
-    for i in range(context.shape[0]):
-        vector[base + i] = _clipped(context[i])
+    _legal_and_context(legal, context, vector, codes, per_choice)
 
 
 def alice_vector(rows: object, candidates: object, code: list, keywords: object, history: object, n_choices: int,

@@ -25,7 +25,35 @@ from cluegym.wrappers.candidates import CandidateGenerator
 from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.numeric import NumericFeatures
 
-__all__ = ["SeatTask", "make_task", "generic_task"]
+__all__ = ["SeatTask", "make_task", "generic_task", "INDEX_TYPES", "last_verdict"]
+
+#: The learner-action types the views take as they are, before any isinstance check: Python
+#: ints and the numpy integers RL libraries hand over (bool is not one: it is rejected).
+INDEX_TYPES = frozenset({int, np.int64, np.int32, np.intp, np.uint8, np.int8, np.int16, np.uint16, np.uint32,
+                         np.uint64})
+#: An env without ``last_error`` (not the cluegym adapter): its infos are read.
+_UNSAID = object()
+
+
+def last_verdict(env: Any, seat: str) -> tuple[str | None, bool]:
+    """The game's verdict on ``seat``'s last action: ``(error, fell_back)``, why it was
+    rejected (None: applied) and whether the game's fallback applied. The adapter says so
+    (``last_error``, ``last_fallback``) without building the seat's info, which the views
+    would otherwise build after every learner move; another env's ``infos[seat]`` is read.
+
+    Example:
+        >>> import cluegym
+        >>> env = cluegym.make("decrypto").unwrapped
+        >>> env.reset(seed=0)
+        >>> env.step(("sea", "", "x"))   # an empty hint: rejected, alice acts again
+        >>> last_verdict(env, "alice")[0] == env.infos["alice"]["error"]
+        True
+    """
+    error = getattr(env, "last_error", _UNSAID)
+    if error is not _UNSAID:
+        return error, bool(env.last_fallback)
+    after = env.infos.get(seat, {})
+    return after.get("error"), bool(after.get("fallback"))
 
 
 def _always(observation: dict[str, Any], info: dict[str, Any]) -> bool:
@@ -81,6 +109,11 @@ class SeatTask:
     options: dict[str, Any] = field(default_factory=dict)
     lean_observation: bool = False
 
+    @property
+    def learns_every_decision(self) -> bool:
+        """Every decision of the seat is the learner's (``learner_acts`` is the default)."""
+        return self.learner_acts is _always
+
     def route(self, info: dict[str, Any], observe: Callable[[], dict[str, Any]],
               delegate: Any = None) -> tuple[bool, dict[str, Any] | None]:
         """Whose is the seat's decision: ``(True, observation)`` when the learner's, else
@@ -126,6 +159,8 @@ class SeatTask:
             raw = next((v for v in raw.values() if isinstance(v, np.ndarray)), None)
         if raw is None:
             return np.ones(self.n_actions, dtype=bool)
+        if type(raw) is np.ndarray and raw.ndim == 1 and raw.shape[0] == self.n_actions:
+            return raw.astype(bool)  # the games' masks: one call, a new array
         return np.asarray(raw, dtype=bool).reshape(-1)[: self.n_actions]
 
     def env_action(self, index: int, observation: dict[str, Any], info: dict[str, Any],

@@ -41,7 +41,7 @@ import cluegym
 from cluegym.agents import make_agent
 from cluegym.envs.core.rng import integers
 from cluegym.wrappers.policy_pool import PolicyPool
-from cluegym.wrappers.seat_task import SeatTask, generic_task, make_task
+from cluegym.wrappers.seat_task import INDEX_TYPES, SeatTask, generic_task, last_verdict, make_task
 from cluegym.wrappers.shaping import PotentialShaping
 
 # SeatTask, make_task, generic_task (wrappers.seat_task) and PolicyPool (wrappers.policy_pool)
@@ -136,6 +136,8 @@ class SelfPlayEnv(gymnasium.Env):
         # The raw env's observe, or its lean_observe when the task and delegate allow it.
         self._observe_learner = self.task.observer(self.raw)
         self._pending: tuple[dict[str, Any], dict[str, Any], list[Any] | None] | None = None
+        # The pending decision the mask was built for, and the mask (see action_masks).
+        self._mask: tuple[Any, np.ndarray] | None = None
         self._phi = 0.0
         self._game_return = 0.0
         self._invalid = 0
@@ -182,6 +184,7 @@ class SelfPlayEnv(gymnasium.Env):
                 return False
         return True
 
+
     def _collect(self) -> float:
         return float(self.raw.rewards.get(self.seat, 0.0))
 
@@ -201,7 +204,10 @@ class SelfPlayEnv(gymnasium.Env):
                 # An agent that decides from info alone gets no observation (none is built).
                 action = player.act(env.observe(seat) if player.reads_observation else None, info)
             else:
-                learner, obs = task.route(info, lambda: self._observe_learner(seat), self._delegate)
+                if task.learns_every_decision:  # the common case, without route()'s closure
+                    learner, obs = True, self._observe_learner(seat)
+                else:
+                    learner, obs = task.route(info, lambda: self._observe_learner(seat), self._delegate)
                 if learner:
                     cands = list(task.candidates(obs, info))[: task.n_actions] if task.candidates else None
                     self._pending = (obs, info, cands)
@@ -226,11 +232,17 @@ class SelfPlayEnv(gymnasium.Env):
         return self.task.features(obs, info, cands)
 
     def action_masks(self) -> np.ndarray:
-        """Legal choices of the pending decision (all True when the game is over)."""
-        if self._pending is None:
+        """Legal choices of the pending decision (all True when the game is over); a new
+        array at each call (a decision's mask is built once: the info and sb3-contrib's
+        ``MaskablePPO`` both ask for it)."""
+        pending = self._pending
+        if pending is None:
             return np.ones(self.task.n_actions, dtype=bool)
-        mask = self.task.legal(*self._pending)
-        return mask if mask.any() else np.ones(self.task.n_actions, dtype=bool)
+        kept = self._mask
+        if kept is None or kept[0] is not pending:
+            mask = self.task.legal(*pending)
+            kept = self._mask = (pending, mask if mask.any() else np.ones(self.task.n_actions, dtype=bool))
+        return kept[1].copy()
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self.action_masks()}
@@ -280,18 +292,18 @@ class SelfPlayEnv(gymnasium.Env):
     def step(self, action: Any):
         if self._pending is None:
             raise RuntimeError("the game is over: call reset()")
-        if isinstance(action, np.ndarray):
-            action = action.reshape(-1)[0] if action.size == 1 else action
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an integer in 0..{self.task.n_actions - 1}, got {action!r}")
+        if type(action) not in INDEX_TYPES:  # exact types first: isinstance is the slow path
+            if isinstance(action, np.ndarray):
+                action = action.reshape(-1)[0] if action.size == 1 else action
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise TypeError(f"action must be an integer in 0..{self.task.n_actions - 1}, got {action!r}")
         obs, info, cands = self._pending
         env_action = self.task.env_action(int(action), obs, info, cands, self._delegate)
         self.aec.step(env_action)
         reward = self._collect()
-        after = self.raw.infos.get(self.seat, {})
-        fell_back = bool(after.get("fallback"))
-        retry = not fell_back and self.raw.agent_selection == self.seat and after.get("error") is not None
-        rejected = after.get("error") if (retry or fell_back) else None
+        error, fell_back = last_verdict(self.raw, self.seat)
+        retry = not fell_back and self.raw.agent_selection == self.seat and error is not None
+        rejected = error if (retry or fell_back) else None
         self._invalid += rejected is not None
         reward += self._advance()
         terminated = self._pending is None

@@ -120,6 +120,12 @@ class ClueGameEnv(AECEnv):
     Attributes:
         config: the game's JSON-serialisable options (recorded with every game).
         rng: the game's generator, created by :meth:`reset` from its seed.
+        last_error: why the last :meth:`step` rejected its action (also when the game's
+            fallback then applied), None when the action was applied: what
+            ``infos[seat]["error"]`` says, without building the seat's info (the learning
+            views read it after every learner move).
+        last_fallback: whether the last :meth:`step` or :meth:`forfeit` applied the game's
+            fallback (``infos[seat]["fallback"]``).
     """
 
     # is_parallelizable is PettingZoo's "aec_to_parallel can convert this AEC env": it cannot
@@ -188,6 +194,8 @@ class ClueGameEnv(AECEnv):
         #: action space, mask).
         self._built_masks: dict[tuple[str, int, bool], tuple[Any, gymnasium.Space, Any]] = {}
         self._seed: int | None = None
+        self.last_error: str | None = None
+        self.last_fallback = False
         #: Draws the seed of each game started by ``reset()`` without a seed (see :meth:`reset`).
         self._seed_generator: np.random.Generator | None = None
         self._options: dict[str, Any] | None = None
@@ -498,6 +506,7 @@ class ClueGameEnv(AECEnv):
         self._steps = []
         self._rejected_parts = None
         self._skip_agent_selection = None
+        self.last_error, self.last_fallback = None, False
         self.state = self._rules.new_game(self.rng, options)
         self._state_changed()
         self._refresh_infos()
@@ -517,13 +526,16 @@ class ClueGameEnv(AECEnv):
         top_tuple = type(space) is _TUPLE_SPACE or (type(space) is not _DICT_SPACE and isinstance(space, _TUPLE_SPACE))
         recorded = record_action(action, normalized, error, top_tuple=top_tuple, rejected_parts=self._rejected_parts)
         entry: dict[str, Any] = {"agent": agent, "action": recorded, "obs": obs_digest}
+        self.last_error = error
         if error is None:
+            self.last_fallback = False
             self._finish_move(agent, normalized, entry, {})
             return
         self._retries[agent] += 1
         self._counters["invalid_actions"] += 1
         entry["error"] = error
-        if self._retries[agent] <= self.max_retries:
+        self.last_fallback = self._retries[agent] > self.max_retries
+        if not self.last_fallback:
             self._steps.append(entry)
             self._refresh_infos()
             self.infos[agent].update(
@@ -589,6 +601,7 @@ class ClueGameEnv(AECEnv):
         if agent not in terminations or terminations[agent] or truncations.get(agent):
             raise RuntimeError(f"forfeit(): {agent!r} has no decision to give up (its game is over)")
         reason = reason_text(reason, FORFEIT_REASON_MAX_CHARS)
+        self.last_error, self.last_fallback = None, True
         obs_digest = self._begin_decision(agent)
         normalized, fallback_note = self._fallback_action(agent)
         self._counters["forfeits"] += 1

@@ -12,10 +12,12 @@ from pettingzoo import AECEnv
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.envs.core.rng import integers
+from cluegym.wrappers.seat_task import INDEX_TYPES, last_verdict
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
 
 __all__ = ["MultiSeatEnv", "learning_seats"]
+
 
 def learning_seats(game: str, learners: str | Sequence[str], env: Any) -> list[str]:
     """The learning seats named by ``learners``: a list of seats, a comma-separated
@@ -168,6 +170,7 @@ class MultiSeatEnv(AECEnv):
                 rewards[seat] = rewards.get(seat, 0.0) + reward
                 game_rewards[seat] += reward
 
+
     def _zero_rewards(self) -> None:
         """PettingZoo's ``_clear_rewards`` in floats: a learner's step gives every seat a
         float reward, its zeros included (a dead step keeps PettingZoo's own)."""
@@ -182,9 +185,12 @@ class MultiSeatEnv(AECEnv):
         env, task = self.game_env, self.tasks[seat]
         info = env.infos.get(seat, {})
         observe = self._observers[seat]
-        learner, observation = task.route(info, lambda: observe(seat), self._delegates.get(seat))
-        if not learner:
-            return None
+        if task.learns_every_decision:  # the common case, without route()'s closure
+            observation = observe(seat)
+        else:
+            learner, observation = task.route(info, lambda: observe(seat), self._delegates.get(seat))
+            if not learner:
+                return None
         candidates = list(task.candidates(observation, info))[: task.n_actions] if task.candidates else None
         return observation, info, candidates
 
@@ -227,10 +233,11 @@ class MultiSeatEnv(AECEnv):
 
     def _apply_learner(self, seat: str, action: Any, rewards: dict[str, float]) -> str | None:
         """Apply a learning seat's choice; return the game's rejection reason, if any."""
-        if isinstance(action, np.ndarray):
-            action = action.reshape(-1)[0] if action.size == 1 else action
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"{seat}: action must be an integer in 0..{self.n_actions - 1}, got {action!r}")
+        if type(action) not in INDEX_TYPES:  # exact types first: isinstance is the slow path
+            if isinstance(action, np.ndarray):
+                action = action.reshape(-1)[0] if action.size == 1 else action
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise TypeError(f"{seat}: action must be an integer in 0..{self.n_actions - 1}, got {action!r}")
         observation, info, candidates = self._pending.pop(seat)
         task = self.tasks[seat]
         index = int(action)
@@ -238,19 +245,25 @@ class MultiSeatEnv(AECEnv):
                       if 0 <= index < task.n_actions else None)  # a padded choice: rejected by the game
         self.game_env.step(env_action)
         self._collect(rewards)
-        after = self.game_env.infos.get(seat, {})
-        rejected = after.get("error")
+        rejected, _ = last_verdict(self.game_env, seat)
         if rejected is not None:
             rewards[seat] = rewards.get(seat, 0.0) + self.invalid_action_penalty
         return rejected
 
     def features(self, seat: str) -> dict[str, np.ndarray]:
         """The padded observation of a learning seat (zeros when it has no decision pending)."""
-        vector = np.zeros(self.feature_size, dtype=np.float32)
         pending = self._pending.get(seat)
-        if pending is not None:
-            values = np.asarray(self.tasks[seat].features(*pending), dtype=np.float32).reshape(-1)
-            vector[: values.size] = values
+        if pending is None:
+            vector = np.zeros(self.feature_size, dtype=np.float32)
+        else:
+            values = self.tasks[seat].features(*pending)
+            if type(values) is not np.ndarray or values.dtype != np.float32 or values.ndim != 1:
+                values = np.asarray(values, dtype=np.float32).reshape(-1)
+            if values.size == self.feature_size:
+                vector = values.copy()  # the caller may keep or change it: never a kept array
+            else:
+                vector = np.zeros(self.feature_size, dtype=np.float32)
+                vector[: values.size] = values
         return {self.observation_key: vector, "action_mask": self._action_mask(seat)}
 
     def _action_mask(self, seat: str) -> np.ndarray:
