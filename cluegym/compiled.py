@@ -131,8 +131,11 @@ def pgo_flags(mode: str, compiler_version: str, profile_dir: Path) -> tuple[str,
     # partial-training: what the training did not run (error paths, other options) is
     # optimized as in a plain build, not for size as never run. A module edited since the
     # training keeps the counts of its unchanged functions; the others build as without.
-    return "use", [f"-fprofile-use={profile_dir}", "-fprofile-partial-training", "-Wno-missing-profile",
-                   "-Wno-coverage-mismatch"], []
+    # profile-correction: an edited function whose checksum still matches gets counts that
+    # do not add up (GCC stops with "corrupted profile info" otherwise: seen editing a typed
+    # module of wrappers/ and running pip install -e .); GCC smooths them instead.
+    return "use", [f"-fprofile-use={profile_dir}", "-fprofile-partial-training", "-fprofile-correction",
+                   "-Wno-missing-profile", "-Wno-coverage-mismatch"], []
 
 
 def source_digest(path: Path) -> str:

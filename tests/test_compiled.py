@@ -147,8 +147,8 @@ def test_the_profile_guided_build_generates_then_uses_a_profile_with_gcc(tmp_pat
         mode, compile_flags, link_flags = pgo_flags(asked, GCC_VERSION, profile)
         assert mode == "use" and link_flags == []
         # A stale or missing profile of one module must not fail its (optional) build.
-        assert {f"-fprofile-use={profile}", "-fprofile-partial-training", "-Wno-coverage-mismatch",
-                "-Wno-missing-profile"} <= set(compile_flags)
+        assert {f"-fprofile-use={profile}", "-fprofile-partial-training", "-fprofile-correction",
+                "-Wno-coverage-mismatch", "-Wno-missing-profile"} <= set(compile_flags)
 
 
 def test_the_profile_guided_build_is_off_on_request_and_for_other_compilers(tmp_path):

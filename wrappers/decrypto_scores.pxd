@@ -3,6 +3,7 @@
 # the similarities as C loops over double products in numpy's pairwise order; the vectors
 # written through typed views; Alice's ranking scan over the keyword table's arrays.
 cimport cython
+from cluegym.wrappers.similarity cimport centres_loops, clipped, dot_fd, dot_ff
 
 @cython.locals(matrices=Py_ssize_t, length=Py_ssize_t, keywords=Py_ssize_t, codes=Py_ssize_t, scores=float[:, ::1],
                standardized=float[:, ::1], work=float[::1], m=Py_ssize_t)
@@ -19,24 +20,6 @@ cdef void _score_codes(const float* sims, Py_ssize_t length, Py_ssize_t keywords
 @cython.locals(total=float, i=Py_ssize_t, r0=float, r1=float, r2=float, r3=float, r4=float, r5=float, r6=float,
                r7=float, half=Py_ssize_t)
 cdef float _pairwise_sum(const float* values, Py_ssize_t start, Py_ssize_t n) noexcept nogil
-
-# The similarities: double products summed in numpy's pairwise order from raw pointers into
-# the row matrix (callers pass rows that exist: no bounds checks in these loops).
-@cython.locals(total=double, i=Py_ssize_t, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double,
-               r6=double, r7=double, half=Py_ssize_t)
-cdef double _dot_ff(const float* a, Py_ssize_t ai, const float* b, Py_ssize_t bi, Py_ssize_t n) noexcept nogil
-
-@cython.locals(total=double, i=Py_ssize_t, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double,
-               r6=double, r7=double, half=Py_ssize_t)
-cdef double _dot_fd(const float* a, Py_ssize_t ai, const double* b, Py_ssize_t bi, Py_ssize_t n) noexcept nogil
-
-@cython.locals(total=double, i=Py_ssize_t, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double,
-               r6=double, r7=double, half=Py_ssize_t)
-cdef double _dot_dd(const double* a, Py_ssize_t ai, Py_ssize_t n) noexcept nogil
-
-@cython.locals(k=Py_ssize_t, i=Py_ssize_t, r=Py_ssize_t, d=Py_ssize_t, start=Py_ssize_t, stop=Py_ssize_t)
-cdef void _centres_loops(const float* vectors, Py_ssize_t dim, list found, list starts, double* centres,
-                         double* norms)
 
 @cython.locals(hints=object, hint=object)
 cpdef void _history_texts(object history, list texts, list starts)
@@ -70,7 +53,6 @@ cdef void _legal_and_context(const unsigned char[::1] legal, const float[::1] co
 cpdef object context_vector(object history, object turn, object tokens, Py_ssize_t max_turns,
                             Py_ssize_t miscommunication_limit, Py_ssize_t interception_limit)
 
-cdef inline double _clipped(double value) noexcept nogil
 
 @cython.locals(matrices=Py_ssize_t, codes=Py_ssize_t, per_choice=Py_ssize_t, c=Py_ssize_t, m=Py_ssize_t,
                base=Py_ssize_t)

@@ -43,6 +43,11 @@ try:
 except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
+from cluegym.wrappers.similarity import centre_cosines_numpy, centres_numpy, dots_numpy
+
+if not cython.compiled:  # the build cimports its C loops (decrypto_scores.pxd)
+    from cluegym.wrappers.similarity import centres_loops, clipped, dot_fd, dot_ff
+
 __all__ = ["code_scores", "hint_matrices", "guesser_vector", "guesser_features", "alice_vector", "context_vector",
            "scan_ranking", "hint_candidates"]
 
@@ -131,7 +136,7 @@ def _score_codes(sims: object, length: int, keywords: int, code_digits: np.ndarr
             total += sims[j * keywords + code_digits[c, j]]
         score = cython.cast(cython.float, cython.cast(cython.double, total) / length)
         work[codes + c] = score
-        scores[c * scores_step] = _clipped(score) if clip else score
+        scores[c * scores_step] = clipped(score) if clip else score
     used = 0
     for c in range(codes):
         if legal[c] or not legal_count:
@@ -147,7 +152,7 @@ def _score_codes(sims: object, length: int, keywords: int, code_digits: np.ndarr
         scale = cython.cast(cython.float, 3.0 * spread)
         for c in range(codes):
             value = (work[codes + c] - mean) / scale if legal[c] else cython.cast(cython.float, -1.0)
-            standardized[c * standardized_step] = _clipped(value) if clip else value
+            standardized[c * standardized_step] = clipped(value) if clip else value
 
 
 def _pairwise_sum(values: np.ndarray, start: int, n: int) -> float:
@@ -182,165 +187,7 @@ def _pairwise_sum(values: np.ndarray, start: int, n: int) -> float:
     return _pairwise_sum(values, start, half) + _pairwise_sum(values, start + half, n - half)
 
 
-# ----------------------------------------------------------------- similarities
-
-
-def _dots_numpy(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Every pair's dot product (``len(left) x len(right)``, float64): products in double,
-    each row of them summed by ``np.add.reduce`` (pairwise: numpy's order, which the build's
-    :func:`_dot_ff` follows)."""
-    return np.add.reduce(left.astype(np.float64)[:, np.newaxis, :] * right.astype(np.float64)[np.newaxis, :, :],
-                         axis=-1)
-
-
-def _centres_numpy(matrix: np.ndarray, rows: list[int], starts: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Per group ``rows[starts[k]:starts[k + 1]]``: the sum of its rows in double, left to
-    right, and its norm (0 for an empty group)."""
-    groups = len(starts) - 1
-    centres = np.zeros((groups, matrix.shape[1]), dtype=np.float64)
-    norms = np.zeros(groups, dtype=np.float64)
-    for k in range(groups):
-        for r in rows[starts[k]:starts[k + 1]]:
-            centres[k] += matrix[r]  # float32 row added in double: each sum rounded once, in order
-        norms[k] = math.sqrt(float(np.add.reduce(centres[k] * centres[k])))
-    return centres, norms
-
-
-def _centre_cosines_numpy(vectors: np.ndarray, centres: np.ndarray, norms: np.ndarray) -> np.ndarray:
-    """Each vector's cosine with each centre (``len(vectors) x groups`` float64; 0 for a zero centre)."""
-    out = np.zeros((len(vectors), len(centres)), dtype=np.float64)
-    as64 = vectors.astype(np.float64)
-    for k in range(len(centres)):
-        if norms[k] > 0:
-            out[:, k] = np.add.reduce(as64 * centres[k], axis=-1) / norms[k]
-    return out
-
-
-# The build's loops (compiled only: they read raw pointers, which the .pxd declares; no bounds
-# checks: their callers pass rows and offsets that exist). A dot
-# product sums its double products in numpy's pairwise order, as np.add.reduce sums a row:
-# left to right below 8, 8 accumulators up to 128, halves (at a multiple of 8) above. The
-# default x86-64 target has no FMA, so GCC does not fuse a product into its sum.
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def _dot_ff(a: object, ai: int, b: object, bi: int, n: int) -> float:
-    """The dot product of ``a[ai:ai + n]`` and ``b[bi:bi + n]`` (float32), in double."""
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += cython.cast(cython.double, a[ai + i]) * b[bi + i]
-        return total
-    if n <= 128:
-        r0 = cython.cast(cython.double, a[ai]) * b[bi]
-        r1 = cython.cast(cython.double, a[ai + 1]) * b[bi + 1]
-        r2 = cython.cast(cython.double, a[ai + 2]) * b[bi + 2]
-        r3 = cython.cast(cython.double, a[ai + 3]) * b[bi + 3]
-        r4 = cython.cast(cython.double, a[ai + 4]) * b[bi + 4]
-        r5 = cython.cast(cython.double, a[ai + 5]) * b[bi + 5]
-        r6 = cython.cast(cython.double, a[ai + 6]) * b[bi + 6]
-        r7 = cython.cast(cython.double, a[ai + 7]) * b[bi + 7]
-        i = 8
-        while i < n - n % 8:
-            r0 += cython.cast(cython.double, a[ai + i]) * b[bi + i]
-            r1 += cython.cast(cython.double, a[ai + i + 1]) * b[bi + i + 1]
-            r2 += cython.cast(cython.double, a[ai + i + 2]) * b[bi + i + 2]
-            r3 += cython.cast(cython.double, a[ai + i + 3]) * b[bi + i + 3]
-            r4 += cython.cast(cython.double, a[ai + i + 4]) * b[bi + i + 4]
-            r5 += cython.cast(cython.double, a[ai + i + 5]) * b[bi + i + 5]
-            r6 += cython.cast(cython.double, a[ai + i + 6]) * b[bi + i + 6]
-            r7 += cython.cast(cython.double, a[ai + i + 7]) * b[bi + i + 7]
-            i += 8
-        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            total += cython.cast(cython.double, a[ai + i]) * b[bi + i]
-            i += 1
-        return total
-    half = n // 2
-    half -= half % 8
-    return _dot_ff(a, ai, b, bi, half) + _dot_ff(a, ai + half, b, bi + half, n - half)
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def _dot_fd(a: object, ai: int, b: object, bi: int, n: int) -> float:
-    """:func:`_dot_ff` of ``a`` (float32) and ``b`` (double)."""
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += a[ai + i] * b[bi + i]
-        return total
-    if n <= 128:
-        r0, r1, r2, r3 = a[ai] * b[bi], a[ai + 1] * b[bi + 1], a[ai + 2] * b[bi + 2], a[ai + 3] * b[bi + 3]
-        r4, r5, r6, r7 = a[ai + 4] * b[bi + 4], a[ai + 5] * b[bi + 5], a[ai + 6] * b[bi + 6], a[ai + 7] * b[bi + 7]
-        i = 8
-        while i < n - n % 8:
-            r0 += a[ai + i] * b[bi + i]
-            r1 += a[ai + i + 1] * b[bi + i + 1]
-            r2 += a[ai + i + 2] * b[bi + i + 2]
-            r3 += a[ai + i + 3] * b[bi + i + 3]
-            r4 += a[ai + i + 4] * b[bi + i + 4]
-            r5 += a[ai + i + 5] * b[bi + i + 5]
-            r6 += a[ai + i + 6] * b[bi + i + 6]
-            r7 += a[ai + i + 7] * b[bi + i + 7]
-            i += 8
-        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            total += a[ai + i] * b[bi + i]
-            i += 1
-        return total
-    half = n // 2
-    half -= half % 8
-    return _dot_fd(a, ai, b, bi, half) + _dot_fd(a, ai + half, b, bi + half, n - half)
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def _dot_dd(a: object, ai: int, n: int) -> float:
-    """:func:`_dot_ff` of ``a[ai:ai + n]`` (double) with itself: its squared norm."""
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += a[ai + i] * a[ai + i]
-        return total
-    if n <= 128:
-        r0, r1, r2, r3 = a[ai] * a[ai], a[ai + 1] * a[ai + 1], a[ai + 2] * a[ai + 2], a[ai + 3] * a[ai + 3]
-        r4, r5, r6, r7 = a[ai + 4] * a[ai + 4], a[ai + 5] * a[ai + 5], a[ai + 6] * a[ai + 6], a[ai + 7] * a[ai + 7]
-        i = 8
-        while i < n - n % 8:
-            r0 += a[ai + i] * a[ai + i]
-            r1 += a[ai + i + 1] * a[ai + i + 1]
-            r2 += a[ai + i + 2] * a[ai + i + 2]
-            r3 += a[ai + i + 3] * a[ai + i + 3]
-            r4 += a[ai + i + 4] * a[ai + i + 4]
-            r5 += a[ai + i + 5] * a[ai + i + 5]
-            r6 += a[ai + i + 6] * a[ai + i + 6]
-            r7 += a[ai + i + 7] * a[ai + i + 7]
-            i += 8
-        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            total += a[ai + i] * a[ai + i]
-            i += 1
-        return total
-    half = n // 2
-    half -= half % 8
-    return _dot_dd(a, ai, half) + _dot_dd(a, ai + half, n - half)
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def _centres_loops(vectors: object, dim: int, found: list, starts: list, centres: object, norms: object) -> None:
-    """:func:`_centres_numpy` as loops: each group's sum (``centres``, row-major groups x
-    ``dim``, zeroed by the caller) and norm, from the rows ``found[starts[k]:starts[k + 1]]``
-    of ``vectors`` (the row matrix's data)."""
-    for k in range(len(starts) - 1):
-        start, stop = starts[k], starts[k + 1]
-        for i in range(start, stop):
-            r = found[i]
-            for d in range(dim):
-                centres[k * dim + d] += vectors[r * dim + d]
-        norms[k] = math.sqrt(_dot_dd(centres, k * dim, dim))
+# ----------------------------------------------------------------- the vectors
 
 
 def _history_texts(history: object, texts: list, starts: list) -> None:
@@ -423,7 +270,7 @@ def _legal_and_context(legal: np.ndarray, context: np.ndarray, vector: np.ndarra
         vector[c * per_choice + per_choice - 1] = 1.0 if legal[c] else 0.0
     base = codes * per_choice
     for i in range(context.shape[0]):
-        vector[base + i] = _clipped(context[i])
+        vector[base + i] = clipped(context[i])
 
 
 def _hint_matrices_numpy(matrix: np.ndarray, found: list, code_length: int, n_keywords: int, with_keywords: bool,
@@ -435,15 +282,15 @@ def _hint_matrices_numpy(matrix: np.ndarray, found: list, code_length: int, n_ke
     hint_vectors = matrix[found[:code_length]]
     m = 0
     if with_keywords:
-        out[0] = _dots_numpy(hint_vectors, matrix[found[code_length:code_length + n_keywords]])
+        out[0] = dots_numpy(hint_vectors, matrix[found[code_length:code_length + n_keywords]])
         m = 1
     if len(starts) > 1:
-        centres, norms = _centres_numpy(matrix, found, starts)
-        out[m] = _centre_cosines_numpy(hint_vectors, centres, norms)
+        centres, norms = centres_numpy(matrix, found, starts)
+        out[m] = centre_cosines_numpy(hint_vectors, centres, norms)
         for k in range(n_keywords):
             if starts[k + 1] > starts[k]:
                 group = matrix[found[starts[k]:starts[k + 1]]]
-                out[m + 1, :, k] = _dots_numpy(hint_vectors, group).astype(np.float32).max(axis=1)
+                out[m + 1, :, k] = dots_numpy(hint_vectors, group).astype(np.float32).max(axis=1)
 
 
 @cython.boundscheck(False)
@@ -461,7 +308,7 @@ def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_ke
             hint = found[i]
             for k in range(n_keywords):
                 other = found[code_length + k]
-                out[i * n_keywords + k] = cython.cast(cython.float, _dot_ff(vectors, hint * dim, vectors, other * dim,
+                out[i * n_keywords + k] = cython.cast(cython.float, dot_ff(vectors, hint * dim, vectors, other * dim,
                                                                             dim))
         m = 1
     if len(starts) > 1:
@@ -469,19 +316,19 @@ def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_ke
         norms_array = np.zeros(n_keywords, dtype=np.float64)
         centres_view, norms_view = centres_array, norms_array
         centres, norms = cython.address(centres_view[0]), cython.address(norms_view[0])
-        _centres_loops(vectors, dim, found, starts, centres, norms)
+        centres_loops(vectors, dim, found, starts, centres, norms)
         for i in range(code_length):
             hint = found[i]
             for k in range(n_keywords):
                 if norms[k] > 0:
                     out[m * block + i * n_keywords + k] = cython.cast(
-                        cython.float, _dot_fd(vectors, hint * dim, centres, k * dim, dim) / norms[k])
+                        cython.float, dot_fd(vectors, hint * dim, centres, k * dim, dim) / norms[k])
                 best_set = False
                 best = cython.cast(cython.float, 0.0)
                 start, stop = starts[k], starts[k + 1]
                 for g in range(start, stop):
                     other = found[g]
-                    value = cython.cast(cython.float, _dot_ff(vectors, hint * dim, vectors, other * dim, dim))
+                    value = cython.cast(cython.float, dot_ff(vectors, hint * dim, vectors, other * dim, dim))
                     if not best_set or value > best:
                         best = value
                         best_set = True
@@ -570,15 +417,6 @@ def _guesser_numpy(sims: np.ndarray, code_digits: np.ndarray, flags: np.ndarray,
     _clip_into(vector, codes * per_choice, context)
 
 
-def _clipped(value: float) -> float:
-    """``value`` clipped to ``[-1, 1]`` (NaN kept, as ``np.clip`` keeps it)."""
-    if value > 1.0:
-        return 1.0
-    if value < -1.0:
-        return -1.0
-    return value
-
-
 def _guesser_loops(scores: np.ndarray, standardized: np.ndarray, legal: np.ndarray, context: np.ndarray,
                    vector: np.ndarray) -> None:
     """:func:`guesser_vector`'s layout as loops (the build's path)."""
@@ -587,8 +425,8 @@ def _guesser_loops(scores: np.ndarray, standardized: np.ndarray, legal: np.ndarr
     for c in range(codes):
         base = c * per_choice
         for m in range(matrices):
-            vector[base + 2 * m] = _clipped(scores[m, c])
-            vector[base + 2 * m + 1] = _clipped(standardized[m, c])
+            vector[base + 2 * m] = clipped(scores[m, c])
+            vector[base + 2 * m + 1] = clipped(standardized[m, c])
     _legal_and_context(legal, context, vector, codes, per_choice)
 
 
@@ -635,7 +473,7 @@ def alice_vector(rows: object, candidates: object, code: list, keywords: object,
         vector[i * per_choice + per_choice - 1] = 1.0
     base = n_choices * per_choice
     for i in range(len(context)):
-        vector[base + i] = _clipped(context[i])
+        vector[base + i] = clipped(context[i])
     return vector
 
 
@@ -645,14 +483,14 @@ def _alice_numpy(matrix: np.ndarray, found: list, n_keywords: int, digits: list,
     the keywords are rows ``found[:n_keywords]``, then one row per candidate word (its digit
     in ``digits``, its place in the vector in ``owners``), then the history groups."""
     words = matrix[found[n_keywords:n_keywords + len(digits)]]
-    centres, norms = _centres_numpy(matrix, found, starts)
-    for m, sims in enumerate((_dots_numpy(words, matrix[found[:n_keywords]]),
-                              _centre_cosines_numpy(words, centres, norms))):
+    centres, norms = centres_numpy(matrix, found, starts)
+    for m, sims in enumerate((dots_numpy(words, matrix[found[:n_keywords]]),
+                              centre_cosines_numpy(words, centres, norms))):
         sims = sims.astype(np.float32)
         for t, (digit, owner) in enumerate(zip(digits, owners)):
             others = [sims[t, k] for k in range(n_keywords) if k != digit]
-            vector[owner + 2 * m] = _clipped(float(sims[t, digit]))
-            vector[owner + 2 * m + 1] = _clipped(float(max(others))) if others else -1.0
+            vector[owner + 2 * m] = clipped(float(sims[t, digit]))
+            vector[owner + 2 * m + 1] = clipped(float(max(others))) if others else -1.0
 
 
 @cython.boundscheck(False)
@@ -666,7 +504,7 @@ def _alice_loops(matrix: np.ndarray, found: list, n_keywords: int, digits: list,
     norms_array = np.zeros(n_keywords, dtype=np.float64)
     centres_view, norms_view = centres_array, norms_array
     centres, norms = cython.address(centres_view[0]), cython.address(norms_view[0])
-    _centres_loops(vectors, dim, found, starts, centres, norms)
+    centres_loops(vectors, dim, found, starts, centres, norms)
     for t in range(len(digits)):
         word = found[n_keywords + t]
         digit = digits[t]
@@ -677,17 +515,17 @@ def _alice_loops(matrix: np.ndarray, found: list, n_keywords: int, digits: list,
             for k in range(n_keywords):
                 if m == 0:
                     other = found[k]
-                    value = cython.cast(cython.float, _dot_ff(vectors, word * dim, vectors, other * dim, dim))
+                    value = cython.cast(cython.float, dot_ff(vectors, word * dim, vectors, other * dim, dim))
                 elif norms[k] > 0:
-                    value = cython.cast(cython.float, _dot_fd(vectors, word * dim, centres, k * dim, dim) / norms[k])
+                    value = cython.cast(cython.float, dot_fd(vectors, word * dim, centres, k * dim, dim) / norms[k])
                 else:
                     value = cython.cast(cython.float, 0.0)
                 if k == digit:
-                    vector[owner + 2 * m] = _clipped(value)
+                    vector[owner + 2 * m] = clipped(value)
                 elif not best_set or value > best:
                     best = value
                     best_set = True
-            vector[owner + 2 * m + 1] = _clipped(best) if best_set else -1.0
+            vector[owner + 2 * m + 1] = clipped(best) if best_set else -1.0
 
 
 # ----------------------------------------------------------------- Alice's ranking scan

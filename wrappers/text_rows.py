@@ -38,6 +38,8 @@ class TextRows:
         index: text -> its row.
         matrix: ``capacity x dim`` float32; rows ``0 .. len(index) - 1`` hold vectors (the
             array is replaced when it grows: read it after looking the rows up).
+        generation: counts the times the store started again: rows kept from an earlier
+            generation name other texts now.
     """
 
     #: Texts kept (the game vocabularies are a few thousand; hints and descriptions from
@@ -50,6 +52,7 @@ class TextRows:
         self.words = words
         self.index: dict[str, int] = {}
         self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.generation = 0
 
     @classmethod
     def of(cls, words: WordEncoder) -> TextRows:
@@ -80,6 +83,7 @@ class TextRows:
         before looking up a decision's texts, so that none of them is dropped midway."""
         if len(self.index) + count > self.MAX_TEXTS:
             self.index.clear()
+            self.generation += 1
 
     def rows(self, texts: Sequence[str]) -> list[int]:
         """The rows of ``texts``, in order (repeats share a row)."""

@@ -3,6 +3,7 @@
 # operations as the Python floats they stand for, so the same features), and the vector
 # written through a typed float32 view.
 cimport cython
+from cluegym.wrappers.similarity cimport clipped, dot_d2, dot_ff
 
 @cython.locals(gram=list, m=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t, row=list, square=double,
                dot=double, total=double, own=double, living_speakers=Py_ssize_t, alive=bint, inverse=list,
@@ -17,3 +18,11 @@ cpdef tuple _fits(list similarities, list spans)
                alive=list, received=list, voted=set, start=Py_ssize_t, stop=Py_ssize_t, spoke=double,
                out=float[::1], k=Py_ssize_t, p=Py_ssize_t)
 cpdef object _voter_vector(object table, list fit_mean, list fit_last, Py_ssize_t me, double round_share)
+
+@cython.locals(view="const double[:, ::1]", m=Py_ssize_t, dim=Py_ssize_t, gram=list, data="const double*",
+               i=Py_ssize_t, j=Py_ssize_t, row=list)
+cpdef list _gram(object sums)
+
+@cython.locals(rows="const float[:, ::1]", target="const float[::1]", dim=Py_ssize_t, data="const float*",
+               word="const float*", out=list, i=Py_ssize_t)
+cpdef list _similarities(object matrix, object vector)

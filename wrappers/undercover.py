@@ -36,6 +36,16 @@ from cluegym.envs.core.text import tokens
 from cluegym.envs.undercover.rules import CIVILIAN, UndercoverConfig
 from cluegym.wrappers.featurizers import Featurizer, LastResult, standardize_list
 from cluegym.wrappers.selfplay import SeatTask
+from cluegym.wrappers.similarity import dots_numpy
+from cluegym.wrappers.text_rows import TextRows
+
+try:
+    import cython
+except ImportError:  # no Cython at run time: the declarations do nothing
+    from cluegym.envs.core import cython_fallback as cython
+
+if not cython.compiled:  # the build cimports the C loops (undercover.pxd)
+    from cluegym.wrappers.similarity import clipped, dot_d2, dot_ff
 
 __all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
 
@@ -59,7 +69,7 @@ def _table_fit(sums: np.ndarray, living: list[bool]) -> list[float]:
     matrix (one BLAS call on at most a handful of rows), worked out in plain floats (C
     doubles in the build: undercover.pxd types the loops).
     """
-    gram = (sums @ sums.T).tolist()
+    gram = _gram(sums)
     m = len(gram)
     inverse = [0.0] * m  # 1 / |sum| per speaker (0 for a zero sum)
     for i in range(m):
@@ -91,6 +101,41 @@ def _table_fit(sums: np.ndarray, living: list[bool]) -> list[float]:
     return fit
 
 
+def _gram(sums: np.ndarray) -> list[list[float]]:
+    """The speakers' Gram matrix (float64 ``sums``, one row a speaker): each pair's dot product
+    as :mod:`cluegym.wrappers.similarity` defines it (double products, numpy's pairwise sum),
+    as lists (C loops in the build, numpy's calls as Python: the same values)."""
+    if not cython.compiled:
+        return dots_numpy(sums, sums).tolist()
+    rows = np.ascontiguousarray(sums, dtype=np.float64)
+    view = rows
+    m, dim = rows.shape[0], rows.shape[1]
+    gram = []
+    if m == 0:
+        return gram
+    data = cython.address(view[0, 0])
+    for i in range(m):
+        row = []
+        for j in range(m):
+            row.append(dot_d2(data, i * dim, data, j * dim, dim))
+        gram.append(row)
+    return gram
+
+
+def _similarities(matrix: np.ndarray, vector: np.ndarray) -> list[float]:
+    """Each row of ``matrix``'s similarity to ``vector`` (float32 unit vectors), rounded to
+    float32 (:mod:`cluegym.wrappers.similarity`), as Python floats."""
+    if not cython.compiled or matrix.shape[0] == 0:
+        return dots_numpy(matrix, vector[np.newaxis]).astype(np.float32)[:, 0].tolist()
+    rows, target = matrix, vector
+    dim = matrix.shape[1]
+    data, word = cython.address(rows[0, 0]), cython.address(target[0])
+    out = []
+    for i in range(matrix.shape[0]):
+        out.append(cython.cast(cython.float, dot_ff(data, i * dim, word, 0, dim)))
+    return out
+
+
 class VoterFeatures(Featurizer):
     """Per-player evidence for an Undercover vote (see the module docstring).
 
@@ -100,9 +145,13 @@ class VoterFeatures(Featurizer):
         embedding: word embedding of the similarities.
     """
 
+    #: :meth:`features` returns the vector in the Box (clipped): ``__call__`` hands it on.
+    bounded = True
+
     def __init__(self, num_players: int = 5, max_rounds: int = 10, *, embedding: str = "glove") -> None:
         self.n, self.max_rounds = int(num_players), int(max_rounds)
         self.words = WordEncoder(embedding)
+        self.rows = TextRows.of(self.words)
         self.per_choice = _PER_PLAYER
         self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, shape=(self.n * _PER_PLAYER + _CONTEXT,),
                                                       dtype=np.float32)
@@ -118,7 +167,7 @@ class VoterFeatures(Featurizer):
         word = str(observation["word"])
         fit = table.fits.get(word)
         if fit is None:  # the same for every voter of the round with this word
-            fit = table.fits[word] = _fits((table.matrix @ self.words.vector(word)).tolist(), table.spans)
+            fit = table.fits[word] = _fits(_similarities(table.matrix, self.words.vector(word)), table.spans)
         return _voter_vector(table, fit[0], fit[1], me, float(observation["round"]) / self.max_rounds)
 
     def _table(self, observation: dict[str, Any], alive: np.ndarray, votes: np.ndarray) -> "_Round":
@@ -143,7 +192,10 @@ class VoterFeatures(Featurizer):
         for p in range(n):
             spans.append((len(texts), len(texts) + len(said[p])))
             texts += said[p]
-        matrix = self.words.matrix(texts)
+        # The descriptions' vectors, a copy of their rows (looked up first: the lookup may grow
+        # the matrix).
+        found = self.rows.rows(texts)
+        matrix = self.rows.matrix[found] if texts else np.zeros((0, self.words.dim), dtype=np.float32)
         fit = [0.0] * n
         speakers = [p for p in range(n) if said[p]]
         if speakers:
@@ -201,7 +253,8 @@ def _voter_vector(table: _Round, fit_mean: list[float], fit_last: list[float], m
     voter, mean and latest fit to the own word (raw and standardized over the living
     others), fit to the rest of the table (raw and standardized), votes received, voted for
     the voter, whether the voter has spoken; then the context. Written straight into the
-    float32 vector (each value rounded once, as ``np.array(values, dtype=np.float32)`` did)."""
+    float32 vector (each value clipped to ``[-1, 1]`` and rounded once, as ``np.array(values,
+    dtype=np.float32)`` then the Box's clip did)."""
     n = len(table.alive)
     others = list(table.alive)
     others[me] = False
@@ -218,20 +271,20 @@ def _voter_vector(table: _Round, fit_mean: list[float], fit_last: list[float], m
     for p in range(n):
         out[k] = 1.0 if alive[p] else 0.0
         out[k + 1] = 1.0 if p == me else 0.0
-        out[k + 2] = fit_mean[p]
-        out[k + 3] = fit_mean_z[p]
-        out[k + 4] = fit_last[p]
-        out[k + 5] = fit_last_z[p]
-        out[k + 6] = table_fit[p]
-        out[k + 7] = table_z[p]
-        out[k + 8] = received[p]
+        out[k + 2] = clipped(fit_mean[p])
+        out[k + 3] = clipped(fit_mean_z[p])
+        out[k + 4] = clipped(fit_last[p])
+        out[k + 5] = clipped(fit_last_z[p])
+        out[k + 6] = clipped(table_fit[p])
+        out[k + 7] = clipped(table_z[p])
+        out[k + 8] = clipped(received[p])
         out[k + 9] = 1.0 if (p, me) in voted else 0.0
         out[k + 10] = spoke
         k += _PER_PLAYER
-    out[k] = round_share
-    out[k + 1] = table.alive_share
-    out[k + 2] = table_fit[me]
-    out[k + 3] = table.fit_z_alive[me]
+    out[k] = clipped(round_share)
+    out[k + 1] = clipped(table.alive_share)
+    out[k + 2] = clipped(table_fit[me])
+    out[k + 3] = clipped(table.fit_z_alive[me])
     return vector
 
 

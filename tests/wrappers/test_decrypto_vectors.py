@@ -12,6 +12,7 @@ from cluegym.agents.encoders.words import WordEncoder
 from cluegym.envs.decrypto.rules import all_codes
 from cluegym.wrappers import decrypto_scores as arithmetic
 from cluegym.wrappers.decrypto import DecryptoFeatures, HintCandidates, _KeywordTable
+from cluegym.wrappers.similarity import dots_numpy
 from cluegym.wrappers.text_rows import TextRows
 
 
@@ -66,7 +67,7 @@ def test_a_similarity_is_the_pairwise_double_sum_of_the_products(dim):
     rng = np.random.default_rng(dim)
     left = rng.normal(size=(4, dim)).astype(np.float32)
     right = rng.normal(size=(5, dim)).astype(np.float32)
-    got = arithmetic._dots_numpy(left, right)
+    got = dots_numpy(left, right)
     for i in range(4):
         for j in range(5):
             assert got[i, j] == _pairwise([float(a) * float(b) for a, b in zip(left[i], right[j])])

@@ -1,0 +1,203 @@
+"""Similarities of word vectors as the learner featurizers compute them, the same on every machine.
+
+A **similarity** of two vectors (float32 rows of a :class:`~cluegym.wrappers.text_rows.TextRows`
+matrix, unit vectors for the encoders' words) is their dot product with every product and sum
+in double (a float32 product is exact in double), summed in numpy's pairwise order (the order
+``np.add.reduce`` sums a contiguous row in: left to right below 8 values, 8 accumulators up to
+128, halves at a multiple of 8 above), rounded once to float32 by the caller. No BLAS takes
+part, so no machine's kernel changes a feature; a group of vectors (a hint history, a
+player's descriptions) enters as its **centre**, the sum of its rows in double, left to right.
+
+Two paths, one definition: :func:`dots_numpy`, :func:`centres_numpy` and
+:func:`centre_cosines_numpy` are numpy's calls (what a module runs as Python); :func:`dot_ff`,
+:func:`dot_fd`, :func:`dot_d2` and :func:`centres_loops` are the compiled build's C loops over
+raw pointers (``similarity.pxd``; the featurizers' typed modules cimport them), the same IEEE
+operations in the same order, so both paths give the same values bit for bit
+(``tests/wrappers/test_decrypto_vectors.py``). :func:`clipped` clips a feature to ``[-1, 1]``.
+
+Example:
+    >>> left = np.array([[0.6, 0.8]], dtype=np.float32)
+    >>> float(dots_numpy(left, left)[0, 0].astype(np.float32))
+    1.0
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+try:
+    import cython
+except ImportError:  # no Cython at run time: the declarations do nothing
+    from cluegym.envs.core import cython_fallback as cython
+
+__all__ = ["dots_numpy", "centres_numpy", "centre_cosines_numpy", "dot_ff", "dot_fd", "dot_d2", "centres_loops",
+           "clipped"]
+
+
+def dots_numpy(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Every pair's dot product (``len(left) x len(right)``, float64): products in double,
+    each row of them summed by ``np.add.reduce`` (pairwise: numpy's order, which the build's
+    :func:`dot_ff` follows)."""
+    return np.add.reduce(left.astype(np.float64)[:, np.newaxis, :] * right.astype(np.float64)[np.newaxis, :, :],
+                         axis=-1)
+
+
+def centres_numpy(matrix: np.ndarray, rows: list[int], starts: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Per group ``rows[starts[k]:starts[k + 1]]``: the sum of its rows in double, left to
+    right, and its norm (0 for an empty group)."""
+    groups = len(starts) - 1
+    centres = np.zeros((groups, matrix.shape[1]), dtype=np.float64)
+    norms = np.zeros(groups, dtype=np.float64)
+    for k in range(groups):
+        for r in rows[starts[k]:starts[k + 1]]:
+            centres[k] += matrix[r]  # float32 row added in double: each sum rounded once, in order
+        norms[k] = math.sqrt(float(np.add.reduce(centres[k] * centres[k])))
+    return centres, norms
+
+
+def centre_cosines_numpy(vectors: np.ndarray, centres: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """Each vector's cosine with each centre (``len(vectors) x groups`` float64; 0 for a zero centre)."""
+    out = np.zeros((len(vectors), len(centres)), dtype=np.float64)
+    as64 = vectors.astype(np.float64)
+    for k in range(len(centres)):
+        if norms[k] > 0:
+            out[:, k] = np.add.reduce(as64 * centres[k], axis=-1) / norms[k]
+    return out
+
+
+# The build's loops (compiled only: they read raw pointers, which the .pxd declares; no bounds
+# checks: their callers pass rows and offsets that exist). A dot
+# product sums its double products in numpy's pairwise order, as np.add.reduce sums a row:
+# left to right below 8, 8 accumulators up to 128, halves (at a multiple of 8) above. The
+# default x86-64 target has no FMA, so GCC does not fuse a product into its sum.
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def dot_ff(a: object, ai: int, b: object, bi: int, n: int) -> float:
+    """The dot product of ``a[ai:ai + n]`` and ``b[bi:bi + n]`` (float32), in double."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += cython.cast(cython.double, a[ai + i]) * b[bi + i]
+        return total
+    if n <= 128:
+        r0 = cython.cast(cython.double, a[ai]) * b[bi]
+        r1 = cython.cast(cython.double, a[ai + 1]) * b[bi + 1]
+        r2 = cython.cast(cython.double, a[ai + 2]) * b[bi + 2]
+        r3 = cython.cast(cython.double, a[ai + 3]) * b[bi + 3]
+        r4 = cython.cast(cython.double, a[ai + 4]) * b[bi + 4]
+        r5 = cython.cast(cython.double, a[ai + 5]) * b[bi + 5]
+        r6 = cython.cast(cython.double, a[ai + 6]) * b[bi + 6]
+        r7 = cython.cast(cython.double, a[ai + 7]) * b[bi + 7]
+        i = 8
+        while i < n - n % 8:
+            r0 += cython.cast(cython.double, a[ai + i]) * b[bi + i]
+            r1 += cython.cast(cython.double, a[ai + i + 1]) * b[bi + i + 1]
+            r2 += cython.cast(cython.double, a[ai + i + 2]) * b[bi + i + 2]
+            r3 += cython.cast(cython.double, a[ai + i + 3]) * b[bi + i + 3]
+            r4 += cython.cast(cython.double, a[ai + i + 4]) * b[bi + i + 4]
+            r5 += cython.cast(cython.double, a[ai + i + 5]) * b[bi + i + 5]
+            r6 += cython.cast(cython.double, a[ai + i + 6]) * b[bi + i + 6]
+            r7 += cython.cast(cython.double, a[ai + i + 7]) * b[bi + i + 7]
+            i += 8
+        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            total += cython.cast(cython.double, a[ai + i]) * b[bi + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return dot_ff(a, ai, b, bi, half) + dot_ff(a, ai + half, b, bi + half, n - half)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def dot_fd(a: object, ai: int, b: object, bi: int, n: int) -> float:
+    """:func:`dot_ff` of ``a`` (float32) and ``b`` (double)."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += a[ai + i] * b[bi + i]
+        return total
+    if n <= 128:
+        r0, r1, r2, r3 = a[ai] * b[bi], a[ai + 1] * b[bi + 1], a[ai + 2] * b[bi + 2], a[ai + 3] * b[bi + 3]
+        r4, r5, r6, r7 = a[ai + 4] * b[bi + 4], a[ai + 5] * b[bi + 5], a[ai + 6] * b[bi + 6], a[ai + 7] * b[bi + 7]
+        i = 8
+        while i < n - n % 8:
+            r0 += a[ai + i] * b[bi + i]
+            r1 += a[ai + i + 1] * b[bi + i + 1]
+            r2 += a[ai + i + 2] * b[bi + i + 2]
+            r3 += a[ai + i + 3] * b[bi + i + 3]
+            r4 += a[ai + i + 4] * b[bi + i + 4]
+            r5 += a[ai + i + 5] * b[bi + i + 5]
+            r6 += a[ai + i + 6] * b[bi + i + 6]
+            r7 += a[ai + i + 7] * b[bi + i + 7]
+            i += 8
+        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            total += a[ai + i] * b[bi + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return dot_fd(a, ai, b, bi, half) + dot_fd(a, ai + half, b, bi + half, n - half)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def dot_d2(a: object, ai: int, b: object, bi: int, n: int) -> float:
+    """:func:`dot_ff` of ``a`` and ``b`` (double): a norm's square with ``a`` as ``b``."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += a[ai + i] * b[bi + i]
+        return total
+    if n <= 128:
+        r0, r1, r2, r3 = a[ai] * b[bi], a[ai + 1] * b[bi + 1], a[ai + 2] * b[bi + 2], a[ai + 3] * b[bi + 3]
+        r4, r5, r6, r7 = a[ai + 4] * b[bi + 4], a[ai + 5] * b[bi + 5], a[ai + 6] * b[bi + 6], a[ai + 7] * b[bi + 7]
+        i = 8
+        while i < n - n % 8:
+            r0 += a[ai + i] * b[bi + i]
+            r1 += a[ai + i + 1] * b[bi + i + 1]
+            r2 += a[ai + i + 2] * b[bi + i + 2]
+            r3 += a[ai + i + 3] * b[bi + i + 3]
+            r4 += a[ai + i + 4] * b[bi + i + 4]
+            r5 += a[ai + i + 5] * b[bi + i + 5]
+            r6 += a[ai + i + 6] * b[bi + i + 6]
+            r7 += a[ai + i + 7] * b[bi + i + 7]
+            i += 8
+        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            total += a[ai + i] * b[bi + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return dot_d2(a, ai, b, bi, half) + dot_d2(a, ai + half, b, bi + half, n - half)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def centres_loops(vectors: object, dim: int, found: list, starts: list, centres: object, norms: object) -> None:
+    """:func:`centres_numpy` as loops: each group's sum (``centres``, row-major groups x
+    ``dim``, zeroed by the caller) and norm, from the rows ``found[starts[k]:starts[k + 1]]``
+    of ``vectors`` (the row matrix's data)."""
+    for k in range(len(starts) - 1):
+        start, stop = starts[k], starts[k + 1]
+        for i in range(start, stop):
+            r = found[i]
+            for d in range(dim):
+                centres[k * dim + d] += vectors[r * dim + d]
+        norms[k] = math.sqrt(dot_d2(centres, k * dim, centres, k * dim, dim))
+
+
+def clipped(value: float) -> float:
+    """``value`` clipped to ``[-1, 1]`` (NaN kept, as ``np.clip`` keeps it)."""
+    if value > 1.0:
+        return 1.0
+    if value < -1.0:
+        return -1.0
+    return value
