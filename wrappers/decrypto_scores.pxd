@@ -3,7 +3,7 @@
 # the similarities as C loops over double products in numpy's pairwise order; the vectors
 # written through typed views; Alice's ranking scan over the keyword table's arrays.
 cimport cython
-from cluegym.wrappers.similarity cimport centres_loops, clipped, dot_fd, dot_ff
+from cluegym.wrappers.similarity cimport centres_loops, clipped, dot_fd, dot_ff, pairwise_sum
 
 @cython.locals(matrices=Py_ssize_t, length=Py_ssize_t, keywords=Py_ssize_t, codes=Py_ssize_t, scores=float[:, ::1],
                standardized=float[:, ::1], work=float[::1], m=Py_ssize_t)
@@ -17,9 +17,6 @@ cdef void _score_codes(const float* sims, Py_ssize_t length, Py_ssize_t keywords
                        const unsigned char[::1] legal, float* work, float* scores, Py_ssize_t scores_step,
                        float* standardized, Py_ssize_t standardized_step, bint clip) noexcept
 
-@cython.locals(total=float, i=Py_ssize_t, r0=float, r1=float, r2=float, r3=float, r4=float, r5=float, r6=float,
-               r7=float, half=Py_ssize_t)
-cdef float _pairwise_sum(const float* values, Py_ssize_t start, Py_ssize_t n) noexcept nogil
 
 @cython.locals(hints=object, hint=object)
 cpdef void _history_texts(object history, list texts, list starts)

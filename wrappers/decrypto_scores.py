@@ -9,11 +9,10 @@ same order, so both paths give the same values bit for bit (``tests/wrappers/tes
 and ``tests/wrappers/test_decrypto_vectors.py`` compare them):
 
 - a **similarity** of two word vectors (unit rows of a :class:`~cluegym.wrappers.text_rows.TextRows`
-  matrix, float32) is their dot product with every product and sum in double (a float32
-  product is exact in double), summed in numpy's pairwise order (:func:`_pairwise_sum64`),
-  rounded once to float32: no BLAS, so the same on every machine; a hint's similarity to a
-  keyword's hint history is its cosine with the history's centroid (the sum of its vectors),
-  and its best one with a single hint of it;
+  matrix) is :mod:`cluegym.wrappers.similarity`'s: their dot product in double, numpy's
+  pairwise order, rounded once to float32 (no BLAS: the same on every machine); a hint's
+  similarity to a keyword's hint history is its cosine with the history's centroid (the sum
+  of its vectors), and its best one with a single hint of it;
 - :func:`code_scores`: per matrix and code, the mean similarity of the pairs the code
   asserts, raw and standardized over the legal codes, float32 sums in numpy's order (its
   left-to-right sums below 8 values, its 8-way pairwise sums from 8 on, each mean the sum
@@ -46,7 +45,7 @@ except ImportError:  # no Cython at run time: the declarations do nothing
 from cluegym.wrappers.similarity import centre_cosines_numpy, centres_numpy, dots_numpy
 
 if not cython.compiled:  # the build cimports its C loops (decrypto_scores.pxd)
-    from cluegym.wrappers.similarity import centres_loops, clipped, dot_fd, dot_ff
+    from cluegym.wrappers.similarity import centres_loops, clipped, dot_fd, dot_ff, pairwise_sum
 
 __all__ = ["code_scores", "hint_matrices", "guesser_vector", "guesser_features", "alice_vector", "context_vector",
            "scan_ranking", "hint_candidates"]
@@ -142,49 +141,17 @@ def _score_codes(sims: object, length: int, keywords: int, code_digits: np.ndarr
         if legal[c] or not legal_count:
             work[used] = work[codes + c]
             used += 1
-    mean = cython.cast(cython.float, cython.cast(cython.double, _pairwise_sum(work, 0, count)) / count)
+    mean = cython.cast(cython.float, cython.cast(cython.double, pairwise_sum(work, 0, count)) / count)
     for c in range(count):
         deviation = work[c] - mean
         work[c] = deviation * deviation
     spread = cython.cast(cython.float, math.sqrt(
-        cython.cast(cython.float, cython.cast(cython.double, _pairwise_sum(work, 0, count)) / count)))
+        cython.cast(cython.float, cython.cast(cython.double, pairwise_sum(work, 0, count)) / count)))
     if spread >= threshold:
         scale = cython.cast(cython.float, 3.0 * spread)
         for c in range(codes):
             value = (work[codes + c] - mean) / scale if legal[c] else cython.cast(cython.float, -1.0)
             standardized[c * standardized_step] = clipped(value) if clip else value
-
-
-def _pairwise_sum(values: np.ndarray, start: int, n: int) -> float:
-    """numpy's pairwise sum of ``values[start:start + n]`` (float32): left to right below 8
-    values, 8 accumulators up to 128, halves (at a multiple of 8) above."""
-    if n < 8:
-        total = cython.cast(cython.float, 0.0)
-        for i in range(start, start + n):
-            total += values[i]
-        return total
-    if n <= 128:
-        r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
-        r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
-        i = 8
-        while i < n - n % 8:
-            r0 += values[start + i]
-            r1 += values[start + i + 1]
-            r2 += values[start + i + 2]
-            r3 += values[start + i + 3]
-            r4 += values[start + i + 4]
-            r5 += values[start + i + 5]
-            r6 += values[start + i + 6]
-            r7 += values[start + i + 7]
-            i += 8
-        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            total += values[start + i]
-            i += 1
-        return total
-    half = n // 2
-    half -= half % 8
-    return _pairwise_sum(values, start, half) + _pairwise_sum(values, start + half, n - half)
 
 
 # ----------------------------------------------------------------- the vectors

@@ -20,3 +20,7 @@ cdef void centres_loops(const float* vectors, Py_ssize_t dim, list found, list s
                          double* norms)
 
 cdef double clipped(double value) noexcept nogil
+
+@cython.locals(total=float, i=Py_ssize_t, r0=float, r1=float, r2=float, r3=float, r4=float, r5=float, r6=float,
+               r7=float, half=Py_ssize_t)
+cdef float pairwise_sum(const float* values, Py_ssize_t start, Py_ssize_t n) noexcept nogil

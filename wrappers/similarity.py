@@ -13,7 +13,9 @@ Two paths, one definition: :func:`dots_numpy`, :func:`centres_numpy` and
 :func:`dot_fd`, :func:`dot_d2` and :func:`centres_loops` are the compiled build's C loops over
 raw pointers (``similarity.pxd``; the featurizers' typed modules cimport them), the same IEEE
 operations in the same order, so both paths give the same values bit for bit
-(``tests/wrappers/test_decrypto_vectors.py``). :func:`clipped` clips a feature to ``[-1, 1]``.
+(``tests/wrappers/test_decrypto_vectors.py``). :func:`clipped` clips a feature to ``[-1, 1]``;
+:func:`pairwise_sum` is numpy's pairwise sum of float32 values in float32 (the build's loop:
+the per-code and per-candidate means and spreads).
 
 Example:
     >>> left = np.array([[0.6, 0.8]], dtype=np.float32)
@@ -33,7 +35,7 @@ except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
 __all__ = ["dots_numpy", "centres_numpy", "centre_cosines_numpy", "dot_ff", "dot_fd", "dot_d2", "centres_loops",
-           "clipped"]
+           "clipped", "pairwise_sum"]
 
 
 def dots_numpy(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -201,3 +203,35 @@ def clipped(value: float) -> float:
     if value < -1.0:
         return -1.0
     return value
+
+
+def pairwise_sum(values: np.ndarray, start: int, n: int) -> float:
+    """numpy's pairwise sum of ``values[start:start + n]`` (float32): left to right below 8
+    values, 8 accumulators up to 128, halves (at a multiple of 8) above."""
+    if n < 8:
+        total = cython.cast(cython.float, 0.0)
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    if n <= 128:
+        r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+        r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+        i = 8
+        while i < n - n % 8:
+            r0 += values[start + i]
+            r1 += values[start + i + 1]
+            r2 += values[start + i + 2]
+            r3 += values[start + i + 3]
+            r4 += values[start + i + 4]
+            r5 += values[start + i + 5]
+            r6 += values[start + i + 6]
+            r7 += values[start + i + 7]
+            i += 8
+        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            total += values[start + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return pairwise_sum(values, start, half) + pairwise_sum(values, start + half, n - half)

@@ -36,7 +36,15 @@ from cluegym.wrappers.candidates import top_order
 from cluegym.wrappers.featurizers import Featurizer, mean_deviations
 from cluegym.wrappers.selfplay import SeatTask
 
-__all__ = ["GuessCandidates", "GuessFeatures", "potential", "seat_task"]
+try:
+    import cython
+except ImportError:  # no Cython at run time: the declarations do nothing
+    from cluegym.envs.core import cython_fallback as cython
+
+if not cython.compiled:  # the build cimports the C loops (taboo.pxd)
+    from cluegym.wrappers.similarity import clipped, pairwise_sum
+
+__all__ = ["GuessCandidates", "GuessFeatures", "guess_vector", "potential", "seat_task"]
 
 _PER_CHOICE = 5
 _CONTEXT = 3
@@ -186,34 +194,88 @@ class GuessFeatures(Featurizer):
         # The rank feature of candidate word i (float64 division, rounded to float32 once).
         self._ranks = (np.arange(self.n) / max(1, self.n - 1)).astype(np.float32)
 
+    #: :meth:`features` returns the vector in the Box (clipped): ``__call__`` hands it on.
+    bounded = True
+
     def features(self, observation: dict[str, Any], info: dict[str, Any],
                  candidates: Sequence[Any] | None = None) -> np.ndarray:
-        # Built straight into the float32 vector the featurizer returns (the values, rounded
-        # once to float32, are those of the float64 layout it replaces).
-        vector = np.zeros(self.n * _PER_CHOICE + _CONTEXT, dtype=np.float32)
-        vector[0] = 1.0  # no guess
-        vector[4] = 1.0
         words = [c for c in (candidates or [])[1:] if c]
-        margin = 0.0
+        sims: list[float] = []
         if words:  # no candidate word (e.g. the game's last observation): nothing to score
             scored = self.candidates.scores(observation)
-            sims = np.array([scored.get(w, 0.0) for w in words], dtype=np.float32)
-            k = len(sims)
-            _, deviations, spread = mean_deviations(sims)
-            per = vector[: self.n * _PER_CHOICE].reshape(self.n, _PER_CHOICE)
-            per[1:k + 1, 1] = sims
+            sims = [scored.get(w, 0.0) for w in words]
+        return guess_vector(sims, self.n, float(observation["turn"]), self.max_turns, self._ranks)
+
+
+def guess_vector(sims: list[float], n: int, turn: float, max_turns: int, ranks: np.ndarray) -> np.ndarray:
+    """The defender's feature vector (the module docstring's layout) from its candidate words'
+    similarities, best first, clipped to ``[-1, 1]``.
+
+    Per candidate word: its similarity, its z-score among the candidates over 3 (numpy's
+    float32 ``mean`` and ``std`` of them, ``mean_deviations``; 0 when they do not spread), its
+    rank over ``n - 1`` (``ranks``), a 1 for present; the no-guess choice's flags; then the
+    turn over ``max_turns``, whether it is the last, and 10x the margin of the best word
+    over the next. Compiled (taboo.pxd): C loops with numpy's float32 operations in numpy's
+    order (its sums by :func:`~cluegym.wrappers.similarity.pairwise_sum`), the same vector
+    bit for bit; as Python, numpy's calls (the definition).
+    """
+    size = n * _PER_CHOICE + _CONTEXT
+    vector_array = np.zeros(size, dtype=np.float32)
+    k = len(sims)
+    if cython.compiled and 0 < k < n and n * _PER_CHOICE + _CONTEXT <= _MAX_VECTOR:
+        vector = vector_array
+        rank = ranks
+        vector[0] = 1.0  # no guess
+        vector[4] = 1.0
+        for i in range(k):
+            values[i] = sims[i]
+        total = pairwise_sum(cython.address(values[0]), 0, k)
+        mean = cython.cast(cython.float, cython.cast(cython.double, total) / k)
+        for i in range(k):
+            deviation = values[i] - mean
+            squares[i] = deviation * deviation
+        variance = cython.cast(cython.float, cython.cast(cython.double, pairwise_sum(cython.address(squares[0]), 0, k))
+                               / k)
+        spread = cython.cast(cython.double, sqrtf(variance))
+        scale = cython.cast(cython.float, 3.0 * spread)  # a Python float divides a float32 array as a float32
+        for i in range(k):
+            base = (i + 1) * _PER_CHOICE
+            vector[base + 1] = clipped(values[i])
             if spread > 1e-6:
-                per[1:k + 1, 2] = deviations / (3.0 * spread)
-            per[1:k + 1, 3] = self._ranks[:k]
-            per[1:k + 1, 4] = 1.0
-            if k > 1:
-                margin = float(sims[0] - sims[1])
-        turn = float(observation["turn"])
-        context = self.n * _PER_CHOICE
-        vector[context] = turn / self.max_turns
-        vector[context + 1] = float(turn >= self.max_turns - 1)
-        vector[context + 2] = 10.0 * margin
-        return vector
+                vector[base + 2] = clipped((values[i] - mean) / scale)
+            vector[base + 3] = rank[i]
+            vector[base + 4] = 1.0
+        margin = cython.cast(cython.double, values[0] - values[1]) if k > 1 else 0.0
+        context = n * _PER_CHOICE
+        vector[context] = clipped(turn / max_turns)
+        vector[context + 1] = 1.0 if turn >= max_turns - 1 else 0.0
+        vector[context + 2] = clipped(10.0 * margin)
+        return vector_array
+    vector_array[0] = 1.0  # no guess
+    vector_array[4] = 1.0
+    margin = 0.0
+    if k:
+        values_array = np.array(sims, dtype=np.float32)[: n - 1]
+        k = len(values_array)
+        _, deviations, spread = mean_deviations(values_array)
+        per = vector_array[: n * _PER_CHOICE].reshape(n, _PER_CHOICE)
+        per[1:k + 1, 1] = values_array
+        if spread > 1e-6:
+            per[1:k + 1, 2] = deviations / (3.0 * spread)
+        per[1:k + 1, 3] = ranks[:k]
+        per[1:k + 1, 4] = 1.0
+        if k > 1:
+            margin = float(values_array[0] - values_array[1])
+    context = n * _PER_CHOICE
+    vector_array[context] = turn / max_turns
+    vector_array[context + 1] = float(turn >= max_turns - 1)
+    vector_array[context + 2] = 10.0 * margin
+    return np.clip(vector_array, -1.0, 1.0, out=vector_array)
+
+
+#: The longest defender's vector :func:`guess_vector`'s loops take (its scratch, on the C
+#: stack, holds as many candidates' values): 64 choices.
+_MAX_VECTOR = 64 * _PER_CHOICE + _CONTEXT
 
 
 def _combine(guess: Any, delegate_action: Any) -> dict[str, str]:
