@@ -159,11 +159,16 @@ static uint64_t bounded(bitgen_t *bitgen, uint64_t rng) {
     return high;
 }
 
-/* The last generator seen, its bit generator's C interface and lock: a game draws from one
- * generator again and again (held, so that the pointer names it while kept). */
-static PyObject *kept_generator = NULL;
-static bitgen_t *kept_bitgen = NULL;
-static PyObject *kept_lock = NULL;
+/* The last generators seen, each with its bit generator's C interface and lock (held, so that
+ * the pointer names it while kept). A game draws from one generator again and again, but a
+ * learning view alternates several (the game's, each agent's, its own seeds'): finding their
+ * interfaces again at every switch (three attribute lookups) cost more than the draw. A few
+ * slots, refilled in turn. */
+#define KEPT_GENERATORS 8
+static PyObject *kept_generator[KEPT_GENERATORS];
+static bitgen_t *kept_bitgen[KEPT_GENERATORS];
+static PyObject *kept_lock[KEPT_GENERATORS];
+static int kept_next = 0;
 static PyObject *name_acquire = NULL, *name_release = NULL;
 
 /* The bit generator of a numpy Generator, with its lock taken without waiting: NULL (no
@@ -171,7 +176,14 @@ static PyObject *name_acquire = NULL, *name_release = NULL;
  * the caller takes numpy's own path. *lock gets the lock to release (a new reference). */
 static bitgen_t *take_bitgen(PyObject *generator, PyObject **lock) {
     *lock = NULL;
-    if (generator != kept_generator) {
+    int slot = -1;
+    for (int i = 0; i < KEPT_GENERATORS; i++) {
+        if (kept_generator[i] == generator) {
+            slot = i;
+            break;
+        }
+    }
+    if (slot < 0) {
         PyObject *bit_generator = PyObject_GetAttrString(generator, "bit_generator");
         if (bit_generator == NULL) {
             return NULL;
@@ -185,19 +197,21 @@ static bitgen_t *take_bitgen(PyObject *generator, PyObject **lock) {
             Py_XDECREF(held);
             return NULL;
         }
+        slot = kept_next;
+        kept_next = (kept_next + 1) % KEPT_GENERATORS;
         Py_INCREF(generator);
-        Py_XSETREF(kept_generator, generator);
-        Py_XSETREF(kept_lock, held);
-        kept_bitgen = bitgen;
+        Py_XSETREF(kept_generator[slot], generator);
+        Py_XSETREF(kept_lock[slot], held);
+        kept_bitgen[slot] = bitgen;
     }
-    PyObject *got = PyObject_CallMethodOneArg(kept_lock, name_acquire, Py_False);
+    PyObject *got = PyObject_CallMethodOneArg(kept_lock[slot], name_acquire, Py_False);
     int taken = got != NULL && PyObject_IsTrue(got) == 1;
     Py_XDECREF(got);
     if (!taken) {
         return NULL;
     }
-    *lock = Py_NewRef(kept_lock);
-    return kept_bitgen;
+    *lock = Py_NewRef(kept_lock[slot]);
+    return kept_bitgen[slot];
 }
 
 /* What a draw returns when take_bitgen gave no bit generator: None (numpy's own call draws),

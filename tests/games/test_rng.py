@@ -104,6 +104,22 @@ def test_integers_are_numpys_draws_and_leave_numpys_state():
         assert ours.bit_generator.state == numpys.bit_generator.state
 
 
+def test_draws_from_many_generators_in_turn_are_each_generators_own():
+    # The extension keeps a few generators' bit generators (a learning view draws from the
+    # game's, each agent's and its own in turn): more of them than it keeps, interleaved in
+    # changing orders, each still draws numpy's values and is left in numpy's state.
+    count = 11
+    ours = [default_rng(seed) for seed in range(count)]
+    numpys = [np.random.default_rng(seed) for seed in range(count)]
+    order = np.random.default_rng(5)
+    for _ in range(600):
+        i = int(order.integers(count))
+        high = int(order.choice([2, 24, 5000, 2**40]))
+        assert integers(ours[i], high) == int(numpys[i].integers(high))
+    for a, b in zip(ours, numpys):
+        assert a.bit_generator.state == b.bit_generator.state
+
+
 def test_choice_without_replacement_is_numpys():
     cases = [(680, 4), (5, 2), (5, 5), (1, 1), (10, 3), (200, 1), (3000, 2999), (10000, 300),
              (20000, 100), (100000, 2000), (100000, 5000), (7, 7)]
