@@ -39,6 +39,7 @@ import numpy as np
 
 import cluegym
 from cluegym.agents import make_agent
+from cluegym.envs.core.base import ClueGameEnv
 from cluegym.envs.core.rng import integers
 from cluegym.wrappers.policy_pool import PolicyPool
 from cluegym.wrappers.seat_task import INDEX_TYPES, SeatTask, generic_task, last_verdict, make_task
@@ -101,11 +102,14 @@ class SelfPlayEnv(gymnasium.Env):
         self.env_kwargs = dict(env_kwargs or {})
         self.aec = make_game_env(game, self.env_kwargs)
         self.raw = self.aec.unwrapped
+        # cluegym's adapter (every registered game): its game_over is every seat's end.
+        self._adapter = isinstance(self.raw, ClueGameEnv)
         if seat not in self.aec.possible_agents:
             raise ValueError(f"{game} has no seat {seat!r}; seats: {', '.join(self.aec.possible_agents)}")
         self.task = task or make_task(game, seat, self.raw, **dict(task_options or {}))
         self.observation_space = self.task.featurizer.observation_space
         self.action_space = gymnasium.spaces.Discrete(self.task.n_actions)
+        self._all_legal = np.ones(self.task.n_actions, dtype=bool)  # copied where every choice is legal
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not supported; choose from {self.metadata['render_modes']}")
         self.render_mode = render_mode
@@ -178,6 +182,8 @@ class SelfPlayEnv(gymnasium.Env):
         # The raw env's state, read directly: through the order-enforcing wrapper every
         # attribute costs a __getattr__ hop, and the views read them at every step.
         env = self.raw
+        if self._adapter:  # the adapter's rules say it in one call: nobody is to move
+            return env.game_over
         terminations, truncations = env.terminations, env.truncations
         for agent in env.agents:  # a loop, not all(<generator>): this runs at every env step
             if not (terminations[agent] or truncations[agent]):
@@ -237,11 +243,11 @@ class SelfPlayEnv(gymnasium.Env):
         ``MaskablePPO`` both ask for it)."""
         pending = self._pending
         if pending is None:
-            return np.ones(self.task.n_actions, dtype=bool)
+            return self._all_legal.copy()
         kept = self._mask
         if kept is None or kept[0] is not pending:
             mask = self.task.legal(*pending)
-            kept = self._mask = (pending, mask if mask.any() else np.ones(self.task.n_actions, dtype=bool))
+            kept = self._mask = (pending, mask if mask.any() else self._all_legal.copy())
         return kept[1].copy()
 
     def _info(self) -> dict[str, Any]:
