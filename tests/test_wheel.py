@@ -58,8 +58,9 @@ def test_wheel_imports_every_module(tmp_path):
         assert "cluegym.envs.undercover.rules" in packages["cluegym.envs"]
         # Of the learning views, the typed modules only (a .pxd beside them, shipped with them).
         assert set(packages["cluegym.wrappers"]) == {"cluegym.wrappers.featurizers", "cluegym.wrappers.undercover",
-                                                     "cluegym.wrappers.decrypto_scores"}
-        assert "cluegym/wrappers/undercover.pxd" in names
+                                                     "cluegym.wrappers.decrypto_scores", "cluegym.wrappers.similarity",
+                                                     "cluegym.wrappers.taboo"}
+        assert "cluegym/wrappers/undercover.pxd" in names and "cluegym/wrappers/similarity.pxd" in names
         for package, entries in packages.items():
             folder = package.replace(".", "/")
             for entry in entries.values():

@@ -45,7 +45,7 @@ except ImportError:  # no Cython at run time: the declarations do nothing
 from cluegym.wrappers.similarity import centre_cosines_numpy, centres_numpy, dots_numpy
 
 if not cython.compiled:  # the build cimports its C loops (decrypto_scores.pxd)
-    from cluegym.wrappers.similarity import centres_loops, clipped, dot_fd, dot_ff, pairwise_sum
+    from cluegym.wrappers.similarity import centres_loops, clipped, dot, pairwise_sum, widen_rows
 
 __all__ = ["code_scores", "hint_matrices", "guesser_vector", "guesser_features", "alice_vector", "context_vector",
            "scan_ranking", "hint_candidates"]
@@ -268,15 +268,17 @@ def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_ke
     to ``matrices x code_length x n_keywords`` floats, zeroed)."""
     dim = matrix.shape[1]
     vectors = cython.address(matrix[0, 0])
+    wide_array = np.empty(len(found) * dim, dtype=np.float64)  # the rows in double, in found's order
+    wide_view = wide_array
+    wide = cython.address(wide_view[0])
+    widen_rows(vectors, dim, found, wide)
     block = code_length * n_keywords
     m = 0
     if with_keywords:
         for i in range(code_length):
-            hint = found[i]
             for k in range(n_keywords):
-                other = found[code_length + k]
-                out[i * n_keywords + k] = cython.cast(cython.float, dot_ff(vectors, hint * dim, vectors, other * dim,
-                                                                            dim))
+                out[i * n_keywords + k] = cython.cast(cython.float, dot(wide, i * dim, wide, (code_length + k) * dim,
+                                                                        dim))
         m = 1
     if len(starts) > 1:
         centres_array = np.zeros(n_keywords * dim, dtype=np.float64)
@@ -285,17 +287,15 @@ def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_ke
         centres, norms = cython.address(centres_view[0]), cython.address(norms_view[0])
         centres_loops(vectors, dim, found, starts, centres, norms)
         for i in range(code_length):
-            hint = found[i]
             for k in range(n_keywords):
                 if norms[k] > 0:
                     out[m * block + i * n_keywords + k] = cython.cast(
-                        cython.float, dot_fd(vectors, hint * dim, centres, k * dim, dim) / norms[k])
+                        cython.float, dot(wide, i * dim, centres, k * dim, dim) / norms[k])
                 best_set = False
                 best = cython.cast(cython.float, 0.0)
                 start, stop = starts[k], starts[k + 1]
                 for g in range(start, stop):
-                    other = found[g]
-                    value = cython.cast(cython.float, dot_ff(vectors, hint * dim, vectors, other * dim, dim))
+                    value = cython.cast(cython.float, dot(wide, i * dim, wide, g * dim, dim))
                     if not best_set or value > best:
                         best = value
                         best_set = True
@@ -467,13 +467,15 @@ def _alice_loops(matrix: np.ndarray, found: list, n_keywords: int, digits: list,
     """:func:`alice_vector`'s similarities as loops (the build's path), into ``vector``."""
     dim = matrix.shape[1]
     vectors = cython.address(matrix[0, 0])
+    wide_array = np.empty(len(found) * dim, dtype=np.float64)  # the rows in double, in found's order
     centres_array = np.zeros(n_keywords * dim, dtype=np.float64)
     norms_array = np.zeros(n_keywords, dtype=np.float64)
-    centres_view, norms_view = centres_array, norms_array
-    centres, norms = cython.address(centres_view[0]), cython.address(norms_view[0])
+    wide_view, centres_view, norms_view = wide_array, centres_array, norms_array
+    wide, centres, norms = cython.address(wide_view[0]), cython.address(centres_view[0]), cython.address(norms_view[0])
+    widen_rows(vectors, dim, found, wide)
     centres_loops(vectors, dim, found, starts, centres, norms)
     for t in range(len(digits)):
-        word = found[n_keywords + t]
+        word = (n_keywords + t) * dim
         digit = digits[t]
         owner = owners[t]
         for m in range(2):
@@ -481,10 +483,9 @@ def _alice_loops(matrix: np.ndarray, found: list, n_keywords: int, digits: list,
             best = cython.cast(cython.float, 0.0)
             for k in range(n_keywords):
                 if m == 0:
-                    other = found[k]
-                    value = cython.cast(cython.float, dot_ff(vectors, word * dim, vectors, other * dim, dim))
+                    value = cython.cast(cython.float, dot(wide, word, wide, k * dim, dim))
                 elif norms[k] > 0:
-                    value = cython.cast(cython.float, dot_fd(vectors, word * dim, centres, k * dim, dim) / norms[k])
+                    value = cython.cast(cython.float, dot(wide, word, centres, k * dim, dim) / norms[k])
                 else:
                     value = cython.cast(cython.float, 0.0)
                 if k == digit:

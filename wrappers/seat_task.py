@@ -156,7 +156,11 @@ class SeatTask:
             raw = info.get("action_mask")
         if isinstance(raw, dict):  # Dict action spaces: the mask of the learner's (discrete) entry;
             # Text entries are Gymnasium's (length, charset mask) tuples or None, never arrays
-            raw = next((v for v in raw.values() if isinstance(v, np.ndarray)), None)
+            entries, raw = raw, None
+            for value in entries.values():  # a loop, not next(<generator>): once a decision
+                if isinstance(value, np.ndarray):
+                    raw = value
+                    break
         if raw is None:
             return np.ones(self.n_actions, dtype=bool)
         if type(raw) is np.ndarray and raw.ndim == 1 and raw.shape[0] == self.n_actions:

@@ -3,17 +3,12 @@
 # the featurizers' typed modules.
 cimport cython
 
-@cython.locals(total=double, i=Py_ssize_t, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double,
-               r6=double, r7=double, half=Py_ssize_t)
-cdef double dot_ff(const float* a, Py_ssize_t ai, const float* b, Py_ssize_t bi, Py_ssize_t n) noexcept nogil
+@cython.locals(i=Py_ssize_t, r=Py_ssize_t, d=Py_ssize_t)
+cdef void widen_rows(const float* vectors, Py_ssize_t dim, list found, double* out)
 
 @cython.locals(total=double, i=Py_ssize_t, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double,
                r6=double, r7=double, half=Py_ssize_t)
-cdef double dot_fd(const float* a, Py_ssize_t ai, const double* b, Py_ssize_t bi, Py_ssize_t n) noexcept nogil
-
-@cython.locals(total=double, i=Py_ssize_t, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double,
-               r6=double, r7=double, half=Py_ssize_t)
-cdef double dot_d2(const double* a, Py_ssize_t ai, const double* b, Py_ssize_t bi, Py_ssize_t n) noexcept nogil
+cdef double dot(const double* a, Py_ssize_t ai, const double* b, Py_ssize_t bi, Py_ssize_t n) noexcept nogil
 
 @cython.locals(k=Py_ssize_t, i=Py_ssize_t, r=Py_ssize_t, d=Py_ssize_t, start=Py_ssize_t, stop=Py_ssize_t)
 cdef void centres_loops(const float* vectors, Py_ssize_t dim, list found, list starts, double* centres,

@@ -9,8 +9,8 @@ part, so no machine's kernel changes a feature; a group of vectors (a hint histo
 player's descriptions) enters as its **centre**, the sum of its rows in double, left to right.
 
 Two paths, one definition: :func:`dots_numpy`, :func:`centres_numpy` and
-:func:`centre_cosines_numpy` are numpy's calls (what a module runs as Python); :func:`dot_ff`,
-:func:`dot_fd`, :func:`dot_d2` and :func:`centres_loops` are the compiled build's C loops over
+:func:`centre_cosines_numpy` are numpy's calls (what a module runs as Python); :func:`widen_rows`,
+:func:`dot` and :func:`centres_loops` are the compiled build's C loops over
 raw pointers (``similarity.pxd``; the featurizers' typed modules cimport them), the same IEEE
 operations in the same order, so both paths give the same values bit for bit
 (``tests/wrappers/test_decrypto_vectors.py``). :func:`clipped` clips a feature to ``[-1, 1]``;
@@ -34,14 +34,14 @@ try:
 except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
-__all__ = ["dots_numpy", "centres_numpy", "centre_cosines_numpy", "dot_ff", "dot_fd", "dot_d2", "centres_loops",
-           "clipped", "pairwise_sum"]
+__all__ = ["dots_numpy", "centres_numpy", "centre_cosines_numpy", "widen_rows", "dot", "centres_loops", "clipped",
+           "pairwise_sum"]
 
 
 def dots_numpy(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Every pair's dot product (``len(left) x len(right)``, float64): products in double,
     each row of them summed by ``np.add.reduce`` (pairwise: numpy's order, which the build's
-    :func:`dot_ff` follows)."""
+    :func:`dot` follows)."""
     return np.add.reduce(left.astype(np.float64)[:, np.newaxis, :] * right.astype(np.float64)[np.newaxis, :, :],
                          axis=-1)
 
@@ -78,47 +78,21 @@ def centre_cosines_numpy(vectors: np.ndarray, centres: np.ndarray, norms: np.nda
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def dot_ff(a: object, ai: int, b: object, bi: int, n: int) -> float:
-    """The dot product of ``a[ai:ai + n]`` and ``b[bi:bi + n]`` (float32), in double."""
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += cython.cast(cython.double, a[ai + i]) * b[bi + i]
-        return total
-    if n <= 128:
-        r0 = cython.cast(cython.double, a[ai]) * b[bi]
-        r1 = cython.cast(cython.double, a[ai + 1]) * b[bi + 1]
-        r2 = cython.cast(cython.double, a[ai + 2]) * b[bi + 2]
-        r3 = cython.cast(cython.double, a[ai + 3]) * b[bi + 3]
-        r4 = cython.cast(cython.double, a[ai + 4]) * b[bi + 4]
-        r5 = cython.cast(cython.double, a[ai + 5]) * b[bi + 5]
-        r6 = cython.cast(cython.double, a[ai + 6]) * b[bi + 6]
-        r7 = cython.cast(cython.double, a[ai + 7]) * b[bi + 7]
-        i = 8
-        while i < n - n % 8:
-            r0 += cython.cast(cython.double, a[ai + i]) * b[bi + i]
-            r1 += cython.cast(cython.double, a[ai + i + 1]) * b[bi + i + 1]
-            r2 += cython.cast(cython.double, a[ai + i + 2]) * b[bi + i + 2]
-            r3 += cython.cast(cython.double, a[ai + i + 3]) * b[bi + i + 3]
-            r4 += cython.cast(cython.double, a[ai + i + 4]) * b[bi + i + 4]
-            r5 += cython.cast(cython.double, a[ai + i + 5]) * b[bi + i + 5]
-            r6 += cython.cast(cython.double, a[ai + i + 6]) * b[bi + i + 6]
-            r7 += cython.cast(cython.double, a[ai + i + 7]) * b[bi + i + 7]
-            i += 8
-        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            total += cython.cast(cython.double, a[ai + i]) * b[bi + i]
-            i += 1
-        return total
-    half = n // 2
-    half -= half % 8
-    return dot_ff(a, ai, b, bi, half) + dot_ff(a, ai + half, b, bi + half, n - half)
+def widen_rows(vectors: object, dim: int, found: list, out: object) -> None:
+    """Rows ``found`` of ``vectors`` (float32, ``dim`` wide) into ``out`` (double), one after
+    the other: a float32 value is exact in double, so a product of widened values is the
+    product :func:`dot` of the float32 rows would take."""
+    for i in range(len(found)):
+        r = found[i]
+        for d in range(dim):
+            out[i * dim + d] = vectors[r * dim + d]
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def dot_fd(a: object, ai: int, b: object, bi: int, n: int) -> float:
-    """:func:`dot_ff` of ``a`` (float32) and ``b`` (double)."""
+def dot(a: object, ai: int, b: object, bi: int, n: int) -> float:
+    """The dot product of ``a[ai:ai + n]`` and ``b[bi:bi + n]`` (double; float32 rows widened
+    by :func:`widen_rows`), numpy's pairwise order: a norm's square with ``a`` as ``b``."""
     if n < 8:
         total = 0.0
         for i in range(n):
@@ -145,40 +119,7 @@ def dot_fd(a: object, ai: int, b: object, bi: int, n: int) -> float:
         return total
     half = n // 2
     half -= half % 8
-    return dot_fd(a, ai, b, bi, half) + dot_fd(a, ai + half, b, bi + half, n - half)
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def dot_d2(a: object, ai: int, b: object, bi: int, n: int) -> float:
-    """:func:`dot_ff` of ``a`` and ``b`` (double): a norm's square with ``a`` as ``b``."""
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += a[ai + i] * b[bi + i]
-        return total
-    if n <= 128:
-        r0, r1, r2, r3 = a[ai] * b[bi], a[ai + 1] * b[bi + 1], a[ai + 2] * b[bi + 2], a[ai + 3] * b[bi + 3]
-        r4, r5, r6, r7 = a[ai + 4] * b[bi + 4], a[ai + 5] * b[bi + 5], a[ai + 6] * b[bi + 6], a[ai + 7] * b[bi + 7]
-        i = 8
-        while i < n - n % 8:
-            r0 += a[ai + i] * b[bi + i]
-            r1 += a[ai + i + 1] * b[bi + i + 1]
-            r2 += a[ai + i + 2] * b[bi + i + 2]
-            r3 += a[ai + i + 3] * b[bi + i + 3]
-            r4 += a[ai + i + 4] * b[bi + i + 4]
-            r5 += a[ai + i + 5] * b[bi + i + 5]
-            r6 += a[ai + i + 6] * b[bi + i + 6]
-            r7 += a[ai + i + 7] * b[bi + i + 7]
-            i += 8
-        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            total += a[ai + i] * b[bi + i]
-            i += 1
-        return total
-    half = n // 2
-    half -= half % 8
-    return dot_d2(a, ai, b, bi, half) + dot_d2(a, ai + half, b, bi + half, n - half)
+    return dot(a, ai, b, bi, half) + dot(a, ai + half, b, bi + half, n - half)
 
 
 @cython.boundscheck(False)
@@ -193,7 +134,7 @@ def centres_loops(vectors: object, dim: int, found: list, starts: list, centres:
             r = found[i]
             for d in range(dim):
                 centres[k * dim + d] += vectors[r * dim + d]
-        norms[k] = math.sqrt(dot_d2(centres, k * dim, centres, k * dim, dim))
+        norms[k] = math.sqrt(dot(centres, k * dim, centres, k * dim, dim))
 
 
 def clipped(value: float) -> float:

@@ -3,7 +3,7 @@
 # operations as the Python floats they stand for, so the same features), and the vector
 # written through a typed float32 view.
 cimport cython
-from cluegym.wrappers.similarity cimport clipped, dot_d2, dot_ff
+from cluegym.wrappers.similarity cimport clipped, dot
 
 @cython.locals(gram=list, m=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t, row=list, square=double,
                dot=double, total=double, own=double, living_speakers=Py_ssize_t, alive=bint, inverse=list,
@@ -23,6 +23,6 @@ cpdef object _voter_vector(object table, list fit_mean, list fit_last, Py_ssize_
                i=Py_ssize_t, j=Py_ssize_t, row=list)
 cpdef list _gram(object sums)
 
-@cython.locals(rows="const float[:, ::1]", target="const float[::1]", dim=Py_ssize_t, data="const float*",
-               word="const float*", out=list, i=Py_ssize_t)
+@cython.locals(rows="const double[:, ::1]", target="const double[::1]", dim=Py_ssize_t, data="const double*",
+               word="const double*", out=list, i=Py_ssize_t)
 cpdef list _similarities(object matrix, object vector)

@@ -45,7 +45,7 @@ except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
 if not cython.compiled:  # the build cimports the C loops (undercover.pxd)
-    from cluegym.wrappers.similarity import clipped, dot_d2, dot_ff
+    from cluegym.wrappers.similarity import clipped, dot
 
 __all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
 
@@ -117,7 +117,7 @@ def _gram(sums: np.ndarray) -> list[list[float]]:
     for i in range(m):
         row = []
         for j in range(m):
-            row.append(dot_d2(data, i * dim, data, j * dim, dim))
+            row.append(dot(data, i * dim, data, j * dim, dim))
         gram.append(row)
     return gram
 
@@ -127,12 +127,12 @@ def _similarities(matrix: np.ndarray, vector: np.ndarray) -> list[float]:
     float32 (:mod:`cluegym.wrappers.similarity`), as Python floats."""
     if not cython.compiled or matrix.shape[0] == 0:
         return dots_numpy(matrix, vector[np.newaxis]).astype(np.float32)[:, 0].tolist()
-    rows, target = matrix, vector
+    rows, target = matrix.astype(np.float64), vector.astype(np.float64)  # widened: exact
     dim = matrix.shape[1]
     data, word = cython.address(rows[0, 0]), cython.address(target[0])
     out = []
     for i in range(matrix.shape[0]):
-        out.append(cython.cast(cython.float, dot_ff(data, i * dim, word, 0, dim)))
+        out.append(cython.cast(cython.float, dot(data, i * dim, word, 0, dim)))
     return out
 
 

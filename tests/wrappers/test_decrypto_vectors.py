@@ -170,6 +170,23 @@ def test_the_builds_loops_and_numpy_give_the_same_vectors_bit_for_bit():
         assert got.tobytes() == want.tobytes()
 
 
+def test_a_seats_vector_is_a_function_of_its_observation():
+    """Over seeded games every seat's vector is the one a new featurizer makes (nothing a
+    featurizer shares with another, the row store or Alice's table, changes a feature), the
+    same again when asked twice, and the same from an observation with list (unhashable) parts."""
+    kept = {seat: DecryptoFeatures(seat, history=True) for seat in ("alice", "bob", "eve")}
+    checked = set()
+    for seat, obs, cands in _random_observations(12, seed=1):
+        got = kept[seat](obs, {}, cands)
+        again = kept[seat](obs, {}, cands)
+        fresh = DecryptoFeatures(seat, history=True)(obs, {}, cands)
+        listed = dict(obs, hint_history=[list(h) for h in obs["hint_history"]], tokens=list(obs["tokens"]))
+        from_lists = DecryptoFeatures(seat, history=True)(listed, {}, cands)
+        assert got.tobytes() == again.tobytes() == fresh.tobytes() == from_lists.tobytes()
+        checked.add((seat, int(obs["turn"])))
+    assert {"alice", "bob", "eve"} == {seat for seat, _ in checked} and max(turn for _, turn in checked) >= 2
+
+
 def test_every_seats_vector_is_in_its_box():
     features = {seat: DecryptoFeatures(seat, history=True) for seat in ("alice", "bob", "eve")}
     for seat, obs, cands in _random_observations(20, seed=2):

@@ -163,8 +163,11 @@ class MultiSeatEnv(AECEnv):
     def _collect(self, rewards: dict[str, float]) -> None:
         # The game's non-zero rewards only: most steps give none, and a learning seat's zero
         # is in self.rewards already (reset and _zero_rewards write 0.0).
+        step_rewards = self.game_env.rewards
+        if not any(step_rewards.values()):  # one C-level pass: most steps reward nobody
+            return
         game_rewards = self.game_rewards
-        for seat, reward in self.game_env.rewards.items():
+        for seat, reward in step_rewards.items():
             if reward and seat in game_rewards:
                 reward = float(reward)
                 rewards[seat] = rewards.get(seat, 0.0) + reward
@@ -186,6 +189,10 @@ class MultiSeatEnv(AECEnv):
         info = env.infos.get(seat, {})
         observe = self._observers[seat]
         if task.learns_every_decision:  # the common case, without route()'s closure
+            observation = observe(seat)
+        elif task.learner_acts_from_info:  # whose decision it is, from info alone
+            if not task.learner_acts(None, info):
+                return None  # the delegate's: _play_turn gives it an observation if it reads one
             observation = observe(seat)
         else:
             learner, observation = task.route(info, lambda: observe(seat), self._delegates.get(seat))
@@ -275,10 +282,17 @@ class MultiSeatEnv(AECEnv):
         cached = self._masks.get(seat)
         if cached is not None and cached[0] is pending:
             return cached[1].copy()
-        mask = np.zeros(self.n_actions, dtype=np.int8)
-        if pending is not None:
+        if pending is None:
+            mask = np.zeros(self.n_actions, dtype=np.int8)
+        else:
             legal = self.tasks[seat].legal(*pending)
-            mask[: legal.size] = legal if legal.any() else np.ones(legal.size, dtype=bool)
+            if not legal.any():
+                legal = np.ones(legal.size, dtype=bool)
+            if legal.size == self.n_actions:  # the seat's choices are the padded space's
+                mask = legal.astype(np.int8)
+            else:
+                mask = np.zeros(self.n_actions, dtype=np.int8)
+                mask[: legal.size] = legal
         self._masks[seat] = (pending, mask)
         return mask.copy()
 
@@ -302,15 +316,19 @@ class MultiSeatEnv(AECEnv):
         self.terminations = {seat: False for seat in self.agents}
         self.truncations = {seat: False for seat in self.agents}
         self.infos = {seat: {} for seat in self.agents}
+        self._rewarded = False
         rewards: dict[str, float] = {}
         self._advance(rewards)
 
     def _advance(self, rewards: dict[str, float]) -> None:
         next_seat = self._play_others(rewards)
-        for seat in self.agents if next_seat is None else [next_seat]:
-            self._shape(seat, rewards, terminal=next_seat is None)
+        if self.shaping is not None:
+            for seat in self.agents if next_seat is None else [next_seat]:
+                self._shape(seat, rewards, terminal=next_seat is None)
         for seat, reward in rewards.items():
             self.rewards[seat] = reward
+        # Whether a seat's reward is not zero now: the next step clears them only then.
+        self._rewarded = bool(rewards)
         if next_seat is None:
             end = self._end_infos()
             for seat in self.agents:
@@ -320,7 +338,8 @@ class MultiSeatEnv(AECEnv):
         else:
             self.agent_selection = next_seat
             self.infos[next_seat] = {"action_mask": self._action_mask(next_seat)}
-        self._accumulate_rewards()
+        if rewards:  # else every seat's reward is zero: nothing to add
+            self._accumulate_rewards()
 
     def step(self, action: Any) -> None:
         seat = self.agent_selection
@@ -328,7 +347,8 @@ class MultiSeatEnv(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[seat] = 0.0
-        self._zero_rewards()
+        if self._rewarded:
+            self._zero_rewards()
         rewards: dict[str, float] = {}
         rejected = self._apply_learner(seat, action, rewards)
         self._advance(rewards)
