@@ -247,7 +247,8 @@ class SelfPlayEnv(gymnasium.Env):
         kept = self._mask
         if kept is None or kept[0] is not pending:
             mask = self.task.legal(*pending)
-            kept = self._mask = (pending, mask if mask.any() else self._all_legal.copy())
+            # count_nonzero: one C call (ndarray.any() goes through numpy's Python wrapper)
+            kept = self._mask = (pending, mask if np.count_nonzero(mask) else self._all_legal.copy())
         return kept[1].copy()
 
     def _info(self) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 # operations as the Python floats they stand for, so the same features), and the vector
 # written through a typed float32 view.
 cimport cython
-from cluegym.wrappers.similarity cimport clipped, dot
+from cluegym.wrappers.similarity cimport centres_loops, clipped, dot, widen_rows
 
 @cython.locals(gram=list, m=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t, row=list, square=double,
                dot=double, total=double, own=double, living_speakers=Py_ssize_t, alive=bint, inverse=list,
@@ -15,7 +15,7 @@ cpdef list _table_fit(object sums, list living)
 cpdef tuple _fits(list similarities, list spans)
 
 @cython.locals(n=Py_ssize_t, others=list, fit_mean_z=list, fit_last_z=list, table_fit=list, table_z=list,
-               alive=list, received=list, voted=set, start=Py_ssize_t, stop=Py_ssize_t, spoke=double,
+               alive=list, received=list, voted=list, start=Py_ssize_t, stop=Py_ssize_t, spoke=double,
                out=float[::1], k=Py_ssize_t, p=Py_ssize_t)
 cpdef object _voter_vector(object table, list fit_mean, list fit_last, Py_ssize_t me, double round_share)
 
@@ -26,3 +26,11 @@ cpdef list _gram(object sums)
 @cython.locals(rows="const double[:, ::1]", target="const double[::1]", dim=Py_ssize_t, data="const double*",
                word="const double*", out=list, i=Py_ssize_t)
 cpdef list _similarities(object matrix, object vector)
+
+@cython.locals(source="const float[:, ::1]", rows_view="double[:, ::1]", sums_view="double[:, ::1]",
+               norms_view="double[::1]")
+cpdef tuple _rows_and_sums(object vectors, Py_ssize_t dim, list found, list starts)
+
+@cython.locals(spans=list, texts=list, speakers=list, starts=list, p=Py_ssize_t, start=Py_ssize_t, found=list,
+               fit=list, fits=list, i=Py_ssize_t, received=list, voted=list, target=Py_ssize_t, shares=list)
+cpdef object _round_table(tuple descriptions, Py_ssize_t n, list living, list votes, object rows, Py_ssize_t dim)

@@ -45,12 +45,14 @@ except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
 if not cython.compiled:  # the build cimports the C loops (undercover.pxd)
-    from cluegym.wrappers.similarity import clipped, dot
+    from cluegym.wrappers.similarity import centres_loops, clipped, dot, widen_rows
 
 __all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
 
 _PER_PLAYER = 11
 _CONTEXT = 4
+#: Own words whose vectors a VoterFeatures keeps (the game's word pairs are a few hundred).
+_TARGETS_KEPT = 4096
 
 
 def _table_fit(sums: np.ndarray, living: list[bool]) -> list[float]:
@@ -101,6 +103,30 @@ def _table_fit(sums: np.ndarray, living: list[bool]) -> list[float]:
     return fit
 
 
+def _rows_and_sums(vectors: np.ndarray, dim: int, found: list[int], starts: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``found`` of ``vectors`` (float32) widened to double (exact), and the sum of each
+    group ``found[starts[k]:starts[k + 1]]`` of them, left to right in double (as
+    ``np.add.reduceat(..., dtype=np.float64)`` adds them): C loops in the build."""
+    rows = np.empty((len(found), dim), dtype=np.float64)
+    sums = np.zeros((len(starts) - 1, dim), dtype=np.float64)
+    if not found:
+        return rows, sums
+    if not cython.compiled:
+        rows[:] = vectors[found]
+        for k in range(len(starts) - 1):
+            sums[k] = np.add.reduce(rows[starts[k]:starts[k + 1]], axis=0)
+        return rows, sums
+    source = vectors
+    rows_view, sums_view = rows, sums
+    norms_array = np.empty(len(starts) - 1, dtype=np.float64)
+    norms_view = norms_array
+    widen_rows(cython.address(source[0, 0]), dim, found, cython.address(rows_view[0, 0]))
+    if len(starts) > 1:
+        centres_loops(cython.address(source[0, 0]), dim, found, starts, cython.address(sums_view[0, 0]),
+                      cython.address(norms_view[0]))
+    return rows, sums
+
+
 def _gram(sums: np.ndarray) -> list[list[float]]:
     """The speakers' Gram matrix (float64 ``sums``, one row a speaker): each pair's dot product
     as :mod:`cluegym.wrappers.similarity` defines it (double products, numpy's pairwise sum),
@@ -123,11 +149,12 @@ def _gram(sums: np.ndarray) -> list[list[float]]:
 
 
 def _similarities(matrix: np.ndarray, vector: np.ndarray) -> list[float]:
-    """Each row of ``matrix``'s similarity to ``vector`` (float32 unit vectors), rounded to
-    float32 (:mod:`cluegym.wrappers.similarity`), as Python floats."""
+    """Each row of ``matrix``'s similarity to ``vector`` (unit vectors, float32 values
+    widened to double; the rows C-contiguous), rounded to float32
+    (:mod:`cluegym.wrappers.similarity`), as Python floats."""
     if not cython.compiled or matrix.shape[0] == 0:
         return dots_numpy(matrix, vector[np.newaxis]).astype(np.float32)[:, 0].tolist()
-    rows, target = matrix.astype(np.float64), vector.astype(np.float64)  # widened: exact
+    rows, target = matrix, np.ascontiguousarray(vector, dtype=np.float64)  # no copy when double already
     dim = matrix.shape[1]
     data, word = cython.address(rows[0, 0]), cython.address(target[0])
     out = []
@@ -152,6 +179,9 @@ class VoterFeatures(Featurizer):
         self.n, self.max_rounds = int(num_players), int(max_rounds)
         self.words = WordEncoder(embedding)
         self.rows = TextRows.of(self.words)
+        # Own word -> its vector widened to double (exact): a game's few words, asked again
+        # at every table (bounded: cleared when full).
+        self._targets: dict[str, np.ndarray] = {}
         self.per_choice = _PER_PLAYER
         self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, shape=(self.n * _PER_PLAYER + _CONTEXT,),
                                                       dtype=np.float32)
@@ -159,15 +189,25 @@ class VoterFeatures(Featurizer):
     def features(self, observation: dict[str, Any], info: dict[str, Any],
                  candidates: Sequence[Any] | None = None) -> np.ndarray:
         n, me = self.n, int(observation["player"])
-        if len(observation["alive"]) != n:
-            raise ValueError(f"observation has {len(observation['alive'])} players; features built for {n}")
-        alive = np.asarray(observation["alive"], dtype=bool)
-        votes = np.asarray(observation["votes"])
-        table = self._table(observation, alive, votes)
+        shown = observation["descriptions"], observation["alive"], observation["votes"]
+        seen = _LAST_SEEN
+        if (seen.table is not None and seen.descriptions is shown[0] and seen.alive is shown[1]
+                and seen.votes is shown[2] and seen.embedding == self.words.embedding and seen.n == n):
+            table = seen.table  # the objects the table was built from, unchanged (frozen)
+        else:
+            if len(shown[1]) != n:
+                raise ValueError(f"observation has {len(shown[1])} players; features built for {n}")
+            table = self._table(observation, np.asarray(shown[1], dtype=bool), np.asarray(shown[2]))
+            seen.remember(self.words.embedding, n, shown, table)
         word = str(observation["word"])
         fit = table.fits.get(word)
         if fit is None:  # the same for every voter of the round with this word
-            fit = table.fits[word] = _fits(_similarities(table.matrix, self.words.vector(word)), table.spans)
+            target = self._targets.get(word)
+            if target is None:
+                if len(self._targets) >= _TARGETS_KEPT:
+                    self._targets.clear()
+                target = self._targets[word] = self.words.vector(word).astype(np.float64)
+            fit = table.fits[word] = _fits(_similarities(table.matrix, target), table.spans)
         return _voter_vector(table, fit[0], fit[1], me, float(observation["round"]) / self.max_rounds)
 
     def _table(self, observation: dict[str, Any], alive: np.ndarray, votes: np.ndarray) -> "_Round":
@@ -183,50 +223,64 @@ class VoterFeatures(Featurizer):
         kept = _LAST_TABLE.get(key)
         if kept is not None:
             return kept
-        said = [[row[p] for row in descriptions if row[p]] for p in range(n)]
-        living = alive.tolist()
-        # Every description of the table in one matrix, speaker after speaker: spans[p] is
-        # player p's (start, stop) rows in it.
-        spans: list[tuple[int, int]] = []
-        texts: list[str] = []
-        for p in range(n):
-            spans.append((len(texts), len(texts) + len(said[p])))
-            texts += said[p]
-        # The descriptions' vectors, a copy of their rows (looked up first: the lookup may grow
-        # the matrix).
-        found = self.rows.rows(texts)
-        matrix = self.rows.matrix[found] if texts else np.zeros((0, self.words.dim), dtype=np.float32)
-        fit = [0.0] * n
-        speakers = [p for p in range(n) if said[p]]
-        if speakers:
-            sums = np.add.reduceat(matrix, [spans[p][0] for p in speakers], axis=0, dtype=np.float64)
-            for p, value in zip(speakers, _table_fit(sums, [living[p] for p in speakers])):
-                fit[p] = value
-        received = [0] * n
-        voted: set[tuple[int, int]] = set()
-        for row in votes.tolist():
-            for p, target in enumerate(row):
-                if 0 <= target < n:  # -1: no vote (a round not played yet, a player out)
-                    received[target] += 1
-                    voted.add((p, target))
-        # The votes a player received, over the players (1 at most); who voted whom at least once.
-        shares = [min(count / max(1, n), 1.0) for count in received]
-        return _LAST_TABLE.keep(key, _Round(matrix, spans, fit, living, sum(living) / n, standardize_list(fit, living),
-                                            shares, voted, {}))
+        return _LAST_TABLE.keep(key, _round_table(descriptions, n, alive.tolist(), votes.tolist(), self.rows,
+                                                  self.words.dim))
+
+
+def _round_table(descriptions: tuple, n: int, living: list, votes: list, rows: TextRows, dim: int) -> _Round:
+    """:meth:`VoterFeatures._table`'s table of ``descriptions`` (rows of ``n`` texts, ``""``
+    where nobody spoke), ``living`` (per player) and ``votes`` (rows of targets, -1 for none),
+    the vectors from ``rows`` (``dim`` wide). Loops over C indices in the build."""
+    # Every description of the table in one matrix, speaker after speaker: spans[p] is
+    # player p's (start, stop) rows in it; starts, the speakers' starts then the end.
+    spans: list[tuple[int, int]] = []
+    texts: list[str] = []
+    speakers: list[int] = []
+    starts: list[int] = []
+    for p in range(n):
+        start = len(texts)
+        for row in descriptions:
+            text = row[p]
+            if text:
+                texts.append(text)
+        if len(texts) > start:
+            speakers.append(p)
+            starts.append(start)
+        spans.append((start, len(texts)))
+    starts.append(len(texts))
+    # The rows are looked up first (the lookup may grow the matrix), then read.
+    found = rows.rows(texts)
+    matrix, sums = _rows_and_sums(rows.matrix, dim, found, starts)
+    fit = [0.0] * n
+    if speakers:
+        fits = _table_fit(sums, [living[p] for p in speakers])
+        for i in range(len(speakers)):
+            fit[speakers[i]] = fits[i]
+    received = [0] * n
+    voted = [False] * (n * n)  # voted[voter * n + target]: that vote was cast at least once
+    for row in votes:
+        for p in range(len(row)):
+            target = row[p]
+            if 0 <= target < n:  # -1: no vote (a round not played yet, a player out)
+                received[target] += 1
+                voted[p * n + target] = True
+    # The votes a player received, over the players (1 at most).
+    shares = [min(count / max(1, n), 1.0) for count in received]
+    return _Round(matrix, spans, fit, living, sum(living) / n, standardize_list(fit, living), shares, voted, {})
 
 
 @dataclass
 class _Round:
     """One round's table as every voter reads it (see :meth:`VoterFeatures._table`); read only."""
 
-    matrix: np.ndarray  # every description's unit vector, player after player
+    matrix: np.ndarray  # every description's unit vector (in double), player after player
     spans: list[tuple[int, int]]  # each player's (start, stop) rows of ``matrix``
     fit: list[float]  # each player's fit to the rest of the living table
     alive: list[bool]
     alive_share: float
     fit_z_alive: list[float]  # ``fit`` standardized over the living
     received: list[float]  # votes received over the players, at most 1
-    voted: set[tuple[int, int]]  # (voter, target) of every vote so far (no -1s)
+    voted: list[bool]  # voted[voter * n + target]: that vote was cast so far
     fits: dict[str, tuple[list[float], list[float]]]  # own word -> (mean fit, latest fit) per player
 
 
@@ -278,7 +332,7 @@ def _voter_vector(table: _Round, fit_mean: list[float], fit_last: list[float], m
         out[k + 6] = clipped(table_fit[p])
         out[k + 7] = clipped(table_z[p])
         out[k + 8] = clipped(received[p])
-        out[k + 9] = 1.0 if (p, me) in voted else 0.0
+        out[k + 9] = 1.0 if voted[p * n + me] else 0.0
         out[k + 10] = spoke
         k += _PER_PLAYER
     out[k] = clipped(round_share)
@@ -290,6 +344,53 @@ def _voter_vector(table: _Round, fit_mean: list[float], fit_last: list[float], m
 
 #: The last :meth:`VoterFeatures._table` result, with its key.
 _LAST_TABLE: LastResult[_Round] = LastResult()
+
+
+def _frozen(value: Any) -> bool:
+    """Whether ``value`` cannot change: a read-only array that owns its data, or a tuple of
+    str / tuples of str (the env's observation parts; see ``envs/undercover/view.py``)."""
+    if type(value) is np.ndarray:
+        return value.base is None and not value.flags.writeable
+    if type(value) is not tuple:
+        return False
+    for row in value:
+        if type(row) is tuple:
+            for text in row:
+                if type(text) is not str:
+                    return False
+        elif type(row) is not str:
+            return False
+    return True
+
+
+class _SeenTable:
+    """The objects the last table was built from, held (so their identities stay theirs).
+
+    The env hands every voter of a round the same read-only arrays and tuples of its public
+    view (made anew when what they show changes), so the next voter's parts are most often
+    the very same objects: then the table is this one, without building and comparing
+    :meth:`VoterFeatures._table`'s key (about as much work as the rest of a vote's
+    features). Only parts that cannot change are remembered (:func:`_frozen`)."""
+
+    __slots__ = ("embedding", "n", "descriptions", "alive", "votes", "table")
+
+    def __init__(self) -> None:
+        self.embedding: str | None = None
+        self.n = 0
+        self.descriptions: Any = None
+        self.alive: Any = None
+        self.votes: Any = None
+        self.table: _Round | None = None
+
+    def remember(self, embedding: str, n: int, shown: tuple[Any, Any, Any], table: _Round) -> None:
+        if _frozen(shown[0]) and _frozen(shown[1]) and _frozen(shown[2]):
+            self.embedding, self.n, self.table = embedding, n, table
+            self.descriptions, self.alive, self.votes = shown
+        else:
+            self.table = self.descriptions = self.alive = self.votes = None
+
+
+_LAST_SEEN = _SeenTable()
 
 
 class DescriptionCandidates:

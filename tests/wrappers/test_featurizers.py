@@ -181,12 +181,12 @@ def test_undercover_voter_features_are_what_a_fresh_featurizer_computes():
         for i, env in enumerate(envs):
             features, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(masks[i]))))
             observation, seat_info = env.raw.observe("player_1"), env.raw.infos.get("player_1", {})
-            kept = undercover._LAST_TABLE
-            undercover._LAST_TABLE = LastResult()
+            kept = undercover._LAST_TABLE, undercover._LAST_SEEN
+            undercover._LAST_TABLE, undercover._LAST_SEEN = LastResult(), undercover._SeenTable()
             try:
                 fresh = env.task.featurizer(observation, seat_info)
             finally:
-                undercover._LAST_TABLE = kept
+                undercover._LAST_TABLE, undercover._LAST_SEEN = kept
             np.testing.assert_array_equal(features, fresh)
             checked += 1
             if terminated:
@@ -194,6 +194,54 @@ def test_undercover_voter_features_are_what_a_fresh_featurizer_computes():
                 features, info = env.reset()
             masks[i] = info["action_mask"]
     assert checked > finals
+
+
+def test_undercover_voters_reading_the_same_objects_get_a_fresh_featurizers_vectors():
+    """The multi-seat view, every seat voting: the voters of a round read the env's very
+    objects (the table is then taken as it was built, by identity); every vector equals the
+    one computed with no table kept. A writeable array is never remembered: changed in
+    place, it gives new features."""
+    from cluegym.wrappers import undercover
+    from cluegym.wrappers.featurizers import LastResult
+    from cluegym.wrappers.multiseat import MultiSeatEnv
+
+    env = MultiSeatEnv("undercover", "all", opponents={"*": "random"}, task_options={"speaker": "random"})
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    same_objects = checked = 0
+    previous = None
+    for _ in range(4):
+        for seat in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            raw_observation = env._pending[seat][0]
+            shown = raw_observation["descriptions"], raw_observation["alive"], raw_observation["votes"]
+            same_objects += previous is not None and all(a is b for a, b in zip(shown, previous))
+            previous = shown
+            kept = undercover._LAST_TABLE, undercover._LAST_SEEN
+            undercover._LAST_TABLE, undercover._LAST_SEEN = LastResult(), undercover._SeenTable()
+            try:
+                fresh = env.tasks[seat].featurizer(raw_observation, {})
+            finally:
+                undercover._LAST_TABLE, undercover._LAST_SEEN = kept
+            np.testing.assert_array_equal(observation["observation"][: fresh.size], fresh)
+            checked += 1
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        env.reset()
+    assert checked > 20 and same_objects > checked // 3
+
+    featurizer = env.tasks["player_0"].featurizer
+    observation = dict(raw_observation, alive=np.array(raw_observation["alive"]),
+                       votes=np.array(raw_observation["votes"]))  # writeable copies
+    before = featurizer(observation, {})
+    observation["alive"][:] = 0
+    observation["alive"][int(observation["player"])] = 1
+    after = featurizer(observation, {})
+    assert not np.array_equal(before, after)
+    undercover._LAST_TABLE, undercover._LAST_SEEN = LastResult(), undercover._SeenTable()
+    np.testing.assert_array_equal(after, featurizer(observation, {}))
 
 
 def test_undercover_table_fit_is_the_cosine_to_the_rest_of_the_living_table():

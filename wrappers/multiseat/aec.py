@@ -286,7 +286,7 @@ class MultiSeatEnv(AECEnv):
             mask = np.zeros(self.n_actions, dtype=np.int8)
         else:
             legal = self.tasks[seat].legal(*pending)
-            if not legal.any():
+            if not np.count_nonzero(legal):  # a C call (ndarray.any() goes through numpy's Python wrapper)
                 legal = np.ones(legal.size, dtype=bool)
             if legal.size == self.n_actions:  # the seat's choices are the padded space's
                 mask = legal.astype(np.int8)
