@@ -151,6 +151,8 @@ class DecryptoEnv(ClueGameEnv):
         self._prompt_texts: dict[str, tuple[DecryptoConfig, tuple[str, str]]] = {}
         #: (the history's records, config, its _Past) of the last observation (see _observation)
         self._kept_past: tuple[tuple, DecryptoConfig, _Past] | None = None
+        #: the same for the past's prompt text (see _summaries)
+        self._kept_text: tuple[tuple, DecryptoConfig, _PastText] | None = None
         #: (the last resolved turn, its as_dict()): the infos' last_turn (see _info)
         self._last_turn_view: tuple[TurnRecord, dict[str, Any]] | None = None
         self.codes = self.rules.codes
@@ -163,10 +165,11 @@ class DecryptoEnv(ClueGameEnv):
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy rebuilds its view of the past (a copied array comes back writable).
-        return {**super().__getstate__(), "_kept_past": None, "_last_turn_view": None}
+        return {**super().__getstate__(), "_kept_past": None, "_kept_text": None, "_last_turn_view": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__({"_kept_past": None, "_last_turn_view": None, **state})  # pickled by an older version
+        # pickled by an older version: the views it lacks
+        super().__setstate__({"_kept_past": None, "_kept_text": None, "_last_turn_view": None, **state})
 
     def _make_observation_space(self, seat: str) -> gymnasium.spaces.Dict:
         cfg = self.game_config
@@ -227,9 +230,10 @@ class DecryptoEnv(ClueGameEnv):
             except TypeError:  # unhashable parts (a hand-built state): build it uncached
                 past = _build_past(key, n, t, k)
             self._kept_past = (records, cfg, past)
-        code_history, guess_history, hint_history, summaries = past[:4]
+        code_history, guess_history, hint_history = past[:3]
         obs: dict[str, Any] = {
-            "prompt": None if lean else full_prompt(agent, state, cfg, summaries, self._seat_texts(agent)),
+            "prompt": None if lean else full_prompt(agent, state, cfg, self._summaries(state, records),
+                                                    self._seat_texts(agent)),
             "turn": min(state.turn, t),
             "hints": pad_texts(state.hints, k),
             "hint_history": hint_history,
@@ -247,6 +251,24 @@ class DecryptoEnv(ClueGameEnv):
         elif legal_mask is not None:
             obs["action_mask"] = legal_mask(state, agent)
         return obs
+
+    def _summaries(self, state: DecryptoState, records: tuple) -> str:
+        """The prompt's text of ``state``'s resolved turns (``records``, its history): kept
+        for the last history, extended by one turn, or from the cache (as the past's view)."""
+        cfg = self.game_config
+        kept = self._kept_text
+        if kept is not None and kept[1] is cfg and kept[0] == records:
+            return kept[2].summaries
+        if kept is not None and kept[1] is cfg and len(records) == len(kept[0]) + 1 and records[:-1] == kept[0]:
+            text = _extend_past_text(kept[2], turn_key(records[-1]))
+        else:
+            key = history_key(state)
+            try:
+                text = _past_text(key, cfg.num_keywords)
+            except TypeError:  # unhashable parts (a hand-built state): build it uncached
+                text = _build_past_text(key, cfg.num_keywords)
+        self._kept_text = (records, cfg, text)
+        return text.summaries
 
     def view(self, state: DecryptoState, seat: str) -> dict[str, Any]:
         """The observation ``seat`` gets in ``state``: how a recorded game is shown to a new
@@ -332,14 +354,21 @@ def _int_row(values: tuple[int, ...]) -> np.ndarray:
 
 
 class _Past(NamedTuple):
-    """What every seat's observation shows of the resolved turns (one history key)."""
+    """What every seat's observation shows of the resolved turns (one history key), but the
+    prompt's text (:class:`_PastText`, built only for a full observation)."""
 
     code_history: np.ndarray  # read-only: every observation of this history shows it
     guess_history: np.ndarray  # read-only: every observation of this history shows it
     hint_history: tuple[tuple[str, ...], ...]  # per keyword, padded
+    hints: tuple[tuple[str, ...], ...]  # per keyword, unpadded: what the next turn's view extends
+
+
+class _PastText(NamedTuple):
+    """The prompt's text of the resolved turns (one history key): the learning views' lean
+    observations never ask for it, so it is built apart from :class:`_Past`."""
+
     summaries: str  # prompts.turn_summaries
-    # what the next turn's view extends:
-    hints: tuple[tuple[str, ...], ...]  # per keyword, unpadded
+    # what the next turn's text extends:
     quoted: tuple[tuple[str, ...], ...]  # per keyword, quoted for the prompt
     blocks: str  # the turns' summary blocks
     codes: tuple[str, ...]  # formatted codes
@@ -356,6 +385,15 @@ def _past_view(key: tuple, n: int, t: int, k: int) -> _Past:
     return _extend_past(_past_view(key[:-1], n, t, k), key[-1], len(key) - 1, t)
 
 
+@functools.lru_cache(maxsize=1024)
+def _past_text(key: tuple, n: int) -> _PastText:
+    """The :class:`_PastText` of ``key`` (as :func:`_past_view`, cached, from the text
+    before the last turn)."""
+    if not key:
+        return _build_past_text(key, n)
+    return _extend_past_text(_past_text(key[:-1], n), key[-1])
+
+
 def _extend_past(prev: _Past, record: tuple, i: int, t: int) -> _Past:
     """``prev`` (the view of the first ``i`` turns) with turn ``i`` added, ``record`` its
     :func:`~cluegym.envs.decrypto.prompts.history_key` entry."""
@@ -364,27 +402,30 @@ def _extend_past(prev: _Past, record: tuple, i: int, t: int) -> _Past:
     code_history[i] = code
     guess_history[i, 0] = bob_guess
     guess_history[i, 1] = eve_guess
-    per_keyword, quoted, padded = list(prev.hints), list(prev.quoted), list(prev.hint_history)
+    per_keyword, padded = list(prev.hints), list(prev.hint_history)
     for digit, hint in zip(code, hints):  # DecryptoState.hint_history, one turn more
         j = digit - 1
         per_keyword[j] += (hint,)
-        quoted[j] += (quote_hint(hint),)
         padded[j] = per_keyword[j][:t] + ("",) * (t - len(per_keyword[j]))  # pad_texts(..., t)
+    return _Past(read_only(code_history), read_only(guess_history), tuple(padded), tuple(per_keyword))
+
+
+def _extend_past_text(prev: _PastText, record: tuple) -> _PastText:
+    """``prev`` (the text of the turns before) with the turn of ``record`` (its
+    :func:`~cluegym.envs.decrypto.prompts.history_key` entry) added."""
+    _, code, hints, _, _ = record
+    quoted = list(prev.quoted)
+    for digit, hint in zip(code, hints):
+        quoted[digit - 1] += (quote_hint(hint),)
     blocks = prev.blocks + turn_block(*record)
     codes = prev.codes + (format_code(code),)
-    return _Past(
-        read_only(code_history), read_only(guess_history), tuple(padded),
-        blocks + history_lines(quoted, codes), tuple(per_keyword), tuple(quoted), blocks, codes,
-    )
+    return _PastText(blocks + history_lines(quoted, codes), tuple(quoted), blocks, codes)
 
 
 def _build_past(key: Sequence, n: int, t: int, k: int) -> _Past:
     """The :class:`_Past` of ``key`` built in one go (the empty history, or a hand-built
     state whose records are not hashable)."""
-    per_keyword: list[list[str]] = [[] for _ in range(n)]
-    for _, code, hints, _, _ in key:  # DecryptoState.hint_history
-        for digit, hint in zip(code, hints):
-            per_keyword[digit - 1].append(hint)
+    per_keyword = _hints_per_keyword(key, n)
     code_history = np.zeros((t, k), dtype=np.int64)
     guess_history = np.zeros((t, 2, k), dtype=np.int64)
     for i, (_, code, _, bob_guess, eve_guess) in enumerate(key):
@@ -393,10 +434,26 @@ def _build_past(key: Sequence, n: int, t: int, k: int) -> _Past:
         guess_history[i, 1] = eve_guess
     return _Past(
         read_only(code_history), read_only(guess_history), tuple(pad_texts(h, t) for h in per_keyword),
+        tuple(tuple(h) for h in per_keyword),
+    )
+
+
+def _build_past_text(key: Sequence, n: int) -> _PastText:
+    """The :class:`_PastText` of ``key`` built in one go (as :func:`_build_past`)."""
+    return _PastText(
         summaries_text(key, n, cached=False),
-        tuple(tuple(h) for h in per_keyword), tuple(tuple(quote_hint(x) for x in h) for h in per_keyword),
+        tuple(tuple(quote_hint(x) for x in h) for h in _hints_per_keyword(key, n)),
         "".join(turn_block(*record) for record in key), tuple(format_code(r[1]) for r in key),
     )
+
+
+def _hints_per_keyword(key: Sequence, n: int) -> list[list[str]]:
+    """Per keyword, its hints in ``key``'s turns (DecryptoState.hint_history)."""
+    per_keyword: list[list[str]] = [[] for _ in range(n)]
+    for _, code, hints, _, _ in key:
+        for digit, hint in zip(code, hints):
+            per_keyword[digit - 1].append(hint)
+    return per_keyword
 
 
 def raw_env(**kwargs: Any) -> DecryptoEnv:
