@@ -79,7 +79,7 @@ def test_own_work_is_the_floor_per_env_step(capsys):
     out = capsys.readouterr().out.splitlines()
     rows = {row[1]: float(row[3]) for row in (line.split() for line in out) if row and row[0] == "taboo"}
     line = next(line for line in out if "own work per env step" in line)
-    printed = {name: float(value) for name, value in re.findall(r"(sb3|multi|allows) ([0-9.]+) us", line)}
+    printed = {name: float(value) for name, value in re.findall(r"(sb3|multi|allows) (-?[0-9.]+) us", line)}
     rates = {view: lt.ViewRate(rows[view], 1.0, 1.0) for view in rows}  # as printed: whole steps/s
     for view in ("sb3", "multi"):
         own, allowed = lt.own_work(rates["raw"], rates["raw-rnd"], rates[view])
