@@ -190,7 +190,6 @@ class SelfPlayEnv(gymnasium.Env):
                 return False
         return True
 
-
     def _collect(self) -> float:
         return float(self.raw.rewards.get(self.seat, 0.0))
 

@@ -222,7 +222,7 @@ def guess_vector(sims: list[float], n: int, turn: float, max_turns: int, ranks: 
     size = n * _PER_CHOICE + _CONTEXT
     vector_array = np.zeros(size, dtype=np.float32)
     k = len(sims)
-    if cython.compiled and 0 < k < n and n * _PER_CHOICE + _CONTEXT <= _MAX_VECTOR:
+    if cython.compiled and 0 < k < n and size <= _MAX_VECTOR:
         vector = vector_array
         rank = ranks
         vector[0] = 1.0  # no guess

@@ -36,7 +36,7 @@ from cluegym.envs.core.text import tokens
 from cluegym.envs.undercover.rules import CIVILIAN, UndercoverConfig
 from cluegym.wrappers.featurizers import Featurizer, LastResult, standardize_list
 from cluegym.wrappers.selfplay import SeatTask
-from cluegym.wrappers.similarity import dots_numpy
+from cluegym.wrappers.similarity import centres_numpy, dots_numpy
 from cluegym.wrappers.text_rows import TextRows
 
 try:
@@ -106,16 +106,15 @@ def _table_fit(sums: np.ndarray, living: list[bool]) -> list[float]:
 def _rows_and_sums(vectors: np.ndarray, dim: int, found: list[int], starts: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """Rows ``found`` of ``vectors`` (float32) widened to double (exact), and the sum of each
     group ``found[starts[k]:starts[k + 1]]`` of them, left to right in double (as
-    ``np.add.reduceat(..., dtype=np.float64)`` adds them): C loops in the build."""
+    ``np.add.reduceat(..., dtype=np.float64)`` adds them): :func:`centres_numpy` as Python,
+    its C loops in the build."""
     rows = np.empty((len(found), dim), dtype=np.float64)
     sums = np.zeros((len(starts) - 1, dim), dtype=np.float64)
     if not found:
         return rows, sums
     if not cython.compiled:
         rows[:] = vectors[found]
-        for k in range(len(starts) - 1):
-            sums[k] = np.add.reduce(rows[starts[k]:starts[k + 1]], axis=0)
-        return rows, sums
+        return rows, centres_numpy(vectors, found, starts)[0]
     source = vectors
     rows_view, sums_view = rows, sums
     norms_array = np.empty(len(starts) - 1, dtype=np.float64)

@@ -215,22 +215,10 @@ class DecryptoEnv(ClueGameEnv):
         # The past's view is the same for every seat and step of a turn: kept for the last
         # history seen (its records compared by identity first, then by value: frozen).
         records = tuple(state.history)
-        kept = self._kept_past
-        if kept is not None and kept[0] == records and kept[1] is cfg:
-            past = kept[2]
-        elif kept is not None and kept[1] is cfg and len(records) == len(kept[0]) + 1 and records[:-1] == kept[0]:
-            # One more turn than the view kept (the usual step of a game): extended from it
-            # directly, without the history's key and the cache's lookups of every turn.
-            past = _extend_past(kept[2], turn_key(records[-1]), len(records) - 1, t)
-            self._kept_past = (records, cfg, past)
-        else:
-            key = history_key(state)
-            try:
-                past = _past_view(key, n, t, k)
-            except TypeError:  # unhashable parts (a hand-built state): build it uncached
-                past = _build_past(key, n, t, k)
-            self._kept_past = (records, cfg, past)
-        code_history, guess_history, hint_history = past[:3]
+        self._kept_past = _kept_history_view(
+            self._kept_past, records, cfg, state, lambda prev, record, i: _extend_past(prev, record, i, t),
+            lambda key: _past_view(key, n, t, k), lambda key: _build_past(key, n, t, k))
+        code_history, guess_history, hint_history = self._kept_past[2][:3]
         obs: dict[str, Any] = {
             "prompt": None if lean else full_prompt(agent, state, cfg, self._summaries(state, records),
                                                     self._seat_texts(agent)),
@@ -253,22 +241,14 @@ class DecryptoEnv(ClueGameEnv):
         return obs
 
     def _summaries(self, state: DecryptoState, records: tuple) -> str:
-        """The prompt's text of ``state``'s resolved turns (``records``, its history): kept
-        for the last history, extended by one turn, or from the cache (as the past's view)."""
+        """The prompt's text of ``state``'s resolved turns (``records``, its history), kept
+        as the past's view is (see :func:`_kept_history_view`)."""
         cfg = self.game_config
-        kept = self._kept_text
-        if kept is not None and kept[1] is cfg and kept[0] == records:
-            return kept[2].summaries
-        if kept is not None and kept[1] is cfg and len(records) == len(kept[0]) + 1 and records[:-1] == kept[0]:
-            text = _extend_past_text(kept[2], turn_key(records[-1]))
-        else:
-            key = history_key(state)
-            try:
-                text = _past_text(key, cfg.num_keywords)
-            except TypeError:  # unhashable parts (a hand-built state): build it uncached
-                text = _build_past_text(key, cfg.num_keywords)
-        self._kept_text = (records, cfg, text)
-        return text.summaries
+        n = cfg.num_keywords
+        self._kept_text = _kept_history_view(
+            self._kept_text, records, cfg, state, lambda prev, record, i: _extend_past_text(prev, record),
+            lambda key: _past_text(key, n), lambda key: _build_past_text(key, n))
+        return self._kept_text[2].summaries
 
     def view(self, state: DecryptoState, seat: str) -> dict[str, Any]:
         """The observation ``seat`` gets in ``state``: how a recorded game is shown to a new
@@ -372,6 +352,29 @@ class _PastText(NamedTuple):
     quoted: tuple[tuple[str, ...], ...]  # per keyword, quoted for the prompt
     blocks: str  # the turns' summary blocks
     codes: tuple[str, ...]  # formatted codes
+
+
+def _kept_history_view(kept: tuple | None, records: tuple, cfg: DecryptoConfig, state: DecryptoState,
+                       extend: Any, cached: Any, build: Any) -> tuple:
+    """``(records, cfg, view)``: a view of ``state``'s resolved turns (``records``, its
+    history; a :class:`_Past` or a :class:`_PastText`), for the env to keep instead of
+    ``kept`` (the last one it kept, or None).
+
+    ``kept`` itself when it shows these records; else, when they are one turn more (the usual
+    step of a game), ``extend(view, turn_key(last record), turn index)`` of its view, without
+    the history's key and the cache's lookups of every turn; else ``cached(key)`` by the
+    history's key, or ``build(key)`` when its parts are unhashable (a hand-built state)."""
+    if kept is not None and kept[1] is cfg:
+        if kept[0] == records:
+            return kept
+        if len(records) == len(kept[0]) + 1 and records[:-1] == kept[0]:
+            return records, cfg, extend(kept[2], turn_key(records[-1]), len(records) - 1)
+    key = history_key(state)
+    try:
+        view = cached(key)
+    except TypeError:  # unhashable parts (a hand-built state): build it uncached
+        view = build(key)
+    return records, cfg, view
 
 
 @functools.lru_cache(maxsize=1024)

@@ -173,7 +173,6 @@ class MultiSeatEnv(AECEnv):
                 rewards[seat] = rewards.get(seat, 0.0) + reward
                 game_rewards[seat] += reward
 
-
     def _zero_rewards(self) -> None:
         """PettingZoo's ``_clear_rewards`` in floats: a learner's step gives every seat a
         float reward, its zeros included (a dead step keeps PettingZoo's own)."""
