@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 
 from cluegym.agents import make_agent, parse_agent_spec
 from cluegym.envs.core.registry import env_module
-from cluegym.harness import agent_seed, game_seed, play_game_async
+from cluegym.harness import GameSlots, agent_seed, game_seed, play_game_async, run_carrying_stops
 
 __all__ = ["main", "prediction_rows", "run_tom_eval", "table2", "table3"]
 
@@ -99,27 +99,26 @@ def table3(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
 async def _play_tom_games(specs: dict[str, str], games: int, seed: int, env_kwargs: dict[str, Any],
                           concurrency: int, progress: bool) -> list[dict[str, Any]]:
     module = env_module("decrypto")
-    semaphore = asyncio.Semaphore(concurrency)
+    slots = GameSlots(concurrency)
     records: dict[int, dict[str, Any]] = {}
     bar = tqdm(total=games, desc="decrypto ToM", unit="game") if progress else None
 
     async def one(index: int) -> None:
-        async with semaphore:
-            env = module.env(**env_kwargs)
-            agents = {seat: make_agent(spec, game="decrypto", seat=seat, action_space=env.action_space(seat))
-                      for seat, spec in specs.items()}
-            seeds = {s: agent_seed(seed, index, j) for j, s in enumerate(env.possible_agents)}
-            record = await play_game_async(env, agents, game_seed(seed, index), seeds)
-            eve = agents["eve"]
-            rows = await eve.belief_probes(record["result"]["keywords"]) if hasattr(eve, "belief_probes") else []
-            record.setdefault("agent_logs", {}).setdefault("eve", []).extend(eve.drain_log() if hasattr(eve, "drain_log") else [])
-            record["tom"] = {"belief_probes": rows, "predictions": prediction_rows(record)}
-            records[index] = record
-            if bar is not None:
-                bar.update(1)
+        env = module.env(**env_kwargs)
+        agents = {seat: make_agent(spec, game="decrypto", seat=seat, action_space=env.action_space(seat))
+                  for seat, spec in specs.items()}
+        seeds = {s: agent_seed(seed, index, j) for j, s in enumerate(env.possible_agents)}
+        record = await play_game_async(env, agents, game_seed(seed, index), seeds)
+        eve = agents["eve"]
+        rows = await eve.belief_probes(record["result"]["keywords"]) if hasattr(eve, "belief_probes") else []
+        record.setdefault("agent_logs", {}).setdefault("eve", []).extend(eve.drain_log() if hasattr(eve, "drain_log") else [])
+        record["tom"] = {"belief_probes": rows, "predictions": prediction_rows(record)}
+        records[index] = record
+        if bar is not None:
+            bar.update(1)
 
     try:
-        await asyncio.gather(*(one(i) for i in range(games)))
+        await asyncio.gather(*(slots.play(lambda i=i: one(i)) for i in range(games)))
     finally:
         if bar is not None:
             bar.close()
@@ -142,7 +141,7 @@ def run_tom_eval(spec: str = "llm-cot", *, alice: str | None = None, bob: str | 
         ``{"table2", "table3", "metrics", "records"}``.
     """
     specs = {"alice": _with_tom(alice or spec), "bob": bob or spec, "eve": _with_tom(eve or spec)}
-    records = asyncio.run(_play_tom_games(specs, games, seed, dict(env_kwargs or {}), concurrency, progress))
+    records = run_carrying_stops(_play_tom_games(specs, games, seed, dict(env_kwargs or {}), concurrency, progress))
     rows = [row for record in records for row in record["tom"]["belief_probes"]]
     metrics = env_module("decrypto").metrics([r["result"] for r in records])
     return {"table2": table2(records), "table3": table3(rows), "metrics": metrics, "records": records, "specs": specs}

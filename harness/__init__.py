@@ -3,7 +3,8 @@
 The match harness plays seeded games (:mod:`~cluegym.harness.seeding`), fills the seats
 (:mod:`~cluegym.harness.seats`), runs the play loop with forfeits (:mod:`~cluegym.harness.play`),
 logs and resumes results (:mod:`~cluegym.harness.results`) and runs whole matches with
-concurrency and a progress bar (:mod:`~cluegym.harness.runner`), locally or as Ray tasks across
+concurrency and a progress bar (:mod:`~cluegym.harness.runner`; an agent's KeyboardInterrupt stops
+them cleanly, :mod:`~cluegym.harness.stopping`), locally or as Ray tasks across
 a cluster (:mod:`~cluegym.harness.distributed`). It imports only
 :mod:`cluegym.envs` and third-party packages: agents reach it through
 :class:`~cluegym.harness.agent_protocol.MatchAgent`, and the caller passes the agent factory
@@ -25,9 +26,11 @@ from cluegym.harness.results import error_text
 from cluegym.harness.runner import format_metrics, run_match, summarize
 from cluegym.harness.seats import build_agents, resolve_seats
 from cluegym.harness.seeding import agent_seed, game_seed
+from cluegym.harness.stopping import CarriedStop, GameSlots, run_carrying_stops
 
 __all__ = [
-    "AgentFactory", "CallLogger", "Forfeit", "MatchAgent", "RayNotInstalledError", "ResultObserver",
-    "agent_game_stats", "agent_seed", "build_agents", "error_text", "format_metrics", "game_seed", "play_game",
-    "play_game_async", "play_match_game", "play_match_game_async", "resolve_seats", "run_match", "summarize",
+    "AgentFactory", "CallLogger", "CarriedStop", "Forfeit", "GameSlots", "MatchAgent", "RayNotInstalledError",
+    "ResultObserver", "agent_game_stats", "agent_seed", "build_agents", "error_text", "format_metrics",
+    "game_seed", "play_game", "play_game_async", "play_match_game", "play_match_game_async", "resolve_seats",
+    "run_carrying_stops", "run_match", "summarize",
 ]

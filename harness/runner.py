@@ -44,6 +44,7 @@ from cluegym.harness.match_game import play_match_game_async
 from cluegym.harness.play import agent_game_stats
 from cluegym.harness.results import check_writable, load_rows, seat_counters, sum_agent_stats, write_json_atomic
 from cluegym.harness.seats import build_agents, resolve_seats
+from cluegym.harness.stopping import GameSlots, run_carrying_stops
 
 __all__ = ["POSTFIX_EVERY_S", "MatchProgress", "format_metrics", "run_match", "summarize"]
 
@@ -217,23 +218,24 @@ def run_match(
         if on_game and "record" in row:
             on_game(index, row["record"])
 
-    async def one(index: int, semaphore: asyncio.Semaphore) -> None:
+    async def one(index: int) -> None:
         def show_live(players: dict[str, MatchAgent]) -> None:
             if bar is not None:
                 bar.live[index] = players
 
-        async with semaphore:
-            row, line, env = await play_match_game_async(
-                game, seats, index, seed=seed, signature=signature, make_agent=make_agent,
-                new_env=lambda: idle_envs.pop() if idle_envs else module.env(**env_kwargs), on_agents=show_live,
-            )
-            if env is not None:
-                idle_envs.append(env)
-            record_row(index, row, line)
+        row, line, env = await play_match_game_async(
+            game, seats, index, seed=seed, signature=signature, make_agent=make_agent,
+            new_env=lambda: idle_envs.pop() if idle_envs else module.env(**env_kwargs), on_agents=show_live,
+        )
+        if env is not None:
+            idle_envs.append(env)
+        record_row(index, row, line)
 
     async def play_all() -> None:
-        semaphore = asyncio.Semaphore(concurrency)
-        tasks = [asyncio.create_task(one(i, semaphore)) for i in todo]
+        # GameSlots: once a game raised (an agent's KeyboardInterrupt, an unwritable results
+        # file), no waiting game starts, and the stop is re-raised once the loop is closed.
+        slots = GameSlots(concurrency)
+        tasks = [asyncio.create_task(slots.play(lambda i=i: one(i))) for i in todo]
         if bar is not None:
             tasks.append(asyncio.create_task(bar.poll()))
         try:
@@ -250,7 +252,7 @@ def run_match(
     start = time.perf_counter()
     try:
         if ray_address is None:
-            asyncio.run(play_all())
+            run_carrying_stops(play_all())
         elif todo:
             play_games_on_ray(ray_address, todo, game=game, seats=seats, seed=seed, env_kwargs=env_kwargs,
                               signature=signature, make_agent=make_agent, on_row=record_row)

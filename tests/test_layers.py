@@ -16,6 +16,7 @@ are how lower layers name the parts above them without importing them.
 from __future__ import annotations
 
 import ast
+import gc
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,9 +67,25 @@ class ImportEdge:
         return f"{self.importer}:{self.line}: {self.statement}"
 
 
+def parse(source: str) -> ast.Module:
+    """``ast.parse`` with the garbage collector paused.
+
+    On CPython 3.11 a finalizer that formats a traceback (asyncio's "Task exception was never
+    retrieved", once left by a stopped match) calls ``ast.parse`` from inside ours when a
+    collection runs mid-parse, and ours then fails with "AST constructor recursion depth mismatch".
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return ast.parse(source)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def namespace() -> dict[str, str]:
     """setup.py's package -> folder mapping, read without running setup.py."""
-    tree = ast.parse((ROOT / "setup.py").read_text())
+    tree = parse((ROOT / "setup.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "NAMESPACE" for t in node.targets):
             return ast.literal_eval(node.value)
@@ -105,7 +122,7 @@ def package_of(module: str, is_package: bool) -> str:
 def imports_of(importer: str, source: str, *, is_package: bool, known: set[str]) -> list[ImportEdge]:
     """Every import of a cluegym module in ``source`` (the code of module ``importer``)."""
     edges: list[ImportEdge] = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse(source)):
         if isinstance(node, ast.Import):
             edges += [ImportEdge(importer, a.name, a.name, None, node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -58,9 +58,7 @@ def test_dixit_floors_scale_by_the_reference_peer():
 
 
 def test_profile_env_profiles_the_env_it_names():
-    # In a process of its own: with this profile run inside the test process, a later
-    # ast.parse (tests/test_layers.py) once raised CPython 3.11's "AST constructor recursion
-    # depth mismatch" SystemError in a full run; a profiler is best kept out of the suite.
+    # In a process of its own: a profiler is best kept out of the test process.
     def run(*args):
         done = subprocess.run([sys.executable, "-m", "cluegym.benchmarks.profile_env", *args],
                               capture_output=True, text=True, timeout=300)
