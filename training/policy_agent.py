@@ -244,7 +244,7 @@ class TaskRandomAgent(TaskAgent):
             return self.delegate.act(observation, info)
         candidates = list(self.task.candidates(observation, info))[: self.task.n_actions] if self.task.candidates else None
         legal = np.flatnonzero(self.task.legal(observation, info, candidates))
-        choice = int(legal[int(self.rng.integers(len(legal)))]) if len(legal) else 0
+        choice = int(legal[int(self.rng.integers(len(legal)))])  # never empty (SeatTask.legal)
         return self.task.env_action(choice, observation, info, candidates, self.delegate)
 
     def stats(self) -> dict[str, float]:

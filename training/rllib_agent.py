@@ -171,7 +171,7 @@ class RLlibAgent(TaskAgent):
         vector[: values.size] = values
         mask = np.zeros(self.n_actions, dtype=bool)
         legal = self.task.legal(observation, info, candidates)
-        mask[: legal.size] = legal if legal.any() else True
+        mask[: legal.size] = legal  # never empty (SeatTask.legal)
         return vector, mask
 
     def choice_scores(self, features: np.ndarray, mask: np.ndarray) -> np.ndarray:

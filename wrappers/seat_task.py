@@ -146,7 +146,18 @@ class SeatTask:
         return env.lean_observe if lean else env.observe
 
     def legal(self, observation: dict[str, Any], info: dict[str, Any], candidates: Sequence[Any] | None) -> np.ndarray:
-        """Boolean mask of the legal choices for this decision."""
+        """Boolean mask of the legal choices for this decision; never empty.
+
+        When nothing is legal (no candidate, e.g. a game's last observation, or an env mask
+        of zeros) every choice is offered: a masked policy cannot sample from an empty mask
+        (its probabilities would be 0/0), and the env turns the move down and says why.
+        Every reader (the SB3 and multi-seat views, the policy agents) gets this one rule.
+        """
+        mask = self._legal(observation, info, candidates)
+        # count_nonzero: one C call (ndarray.any() goes through numpy's Python wrapper)
+        return mask if np.count_nonzero(mask) else np.ones(mask.size, dtype=bool)
+
+    def _legal(self, observation: dict[str, Any], info: dict[str, Any], candidates: Sequence[Any] | None) -> np.ndarray:
         if candidates is not None:
             mask = np.zeros(self.n_actions, dtype=bool)
             mask[: min(len(candidates), self.n_actions)] = True

@@ -245,9 +245,7 @@ class SelfPlayEnv(gymnasium.Env):
             return self._all_legal.copy()
         kept = self._mask
         if kept is None or kept[0] is not pending:
-            mask = self.task.legal(*pending)
-            # count_nonzero: one C call (ndarray.any() goes through numpy's Python wrapper)
-            kept = self._mask = (pending, mask if np.count_nonzero(mask) else self._all_legal.copy())
+            kept = self._mask = (pending, self.task.legal(*pending))
         return kept[1].copy()
 
     def _info(self) -> dict[str, Any]:

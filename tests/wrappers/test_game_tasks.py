@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pytest
 import torch
@@ -116,3 +117,35 @@ def test_taboo_defender_guess_task_combines_with_the_speaker():
     assert reward == (1.0 if candidates[1] == info["game_result"]["target"] else -1.0)
     with pytest.raises(ValueError, match="defender"):
         SelfPlayEnv("taboo", "attacker")
+
+
+def test_a_task_never_offers_an_empty_mask_and_a_sampling_agent_plays_through_it():
+    """Nothing legal (no candidate; an env mask of zeros) offers every choice, in one place
+    (SeatTask.legal): a softmax over an empty mask would be 0/0 and raise in the agent."""
+    from cluegym.training.policy_agent import TaskAgent
+    from cluegym.wrappers.featurizers import Featurizer
+    from cluegym.wrappers.seat_task import SeatTask
+
+    class Constant(Featurizer):
+        observation_space = gymnasium.spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
+
+        def features(self, observation, info, candidates=None):
+            return np.zeros(2, dtype=np.float32)
+
+    with_candidates = SeatTask("taboo", "defender", Constant(), 4, candidates=lambda obs, info: [])
+    assert with_candidates.legal({}, {}, []).tolist() == [True] * 4
+    assert with_candidates.legal({}, {}, ["a", "b"]).tolist() == [True, True, False, False]
+    by_mask = SeatTask("undercover", "player_0", Constant(), 3)
+    assert by_mask.legal({"action_mask": np.zeros(3, np.int8)}, {}, None).tolist() == [True] * 3
+    assert by_mask.legal({}, {"action_mask": np.array([0, 1, 0], np.int8)}, None).tolist() == [False, True, False]
+
+    class Sampling(TaskAgent):
+        greedy = False
+
+        def choice_scores(self, features, mask):
+            return np.zeros(mask.size)
+
+    agent = Sampling("undercover", "player_0", None, seed=0)
+    agent.play_task(by_mask, None, 0)
+    choices = {agent.act({"action_mask": np.zeros(3, np.int8)}, {}) for _ in range(30)}
+    assert choices == {0, 1, 2}

@@ -284,9 +284,7 @@ class MultiSeatEnv(AECEnv):
         if pending is None:
             mask = np.zeros(self.n_actions, dtype=np.int8)
         else:
-            legal = self.tasks[seat].legal(*pending)
-            if not np.count_nonzero(legal):  # a C call (ndarray.any() goes through numpy's Python wrapper)
-                legal = np.ones(legal.size, dtype=bool)
+            legal = self.tasks[seat].legal(*pending)  # never empty (SeatTask.legal)
             if legal.size == self.n_actions:  # the seat's choices are the padded space's
                 mask = legal.astype(np.int8)
             else:
