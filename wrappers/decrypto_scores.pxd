@@ -3,7 +3,7 @@
 # the similarities as C loops over double products in numpy's pairwise order; the vectors
 # written through typed views; Alice's ranking scan over the keyword table's arrays.
 cimport cython
-from cluegym.wrappers.similarity cimport centres_loops, clipped, dot, pairwise_sum, widen_rows
+from cluegym.wrappers.similarity cimport clipped, dot, pairwise_sum, widened_and_centres
 
 @cython.locals(matrices=Py_ssize_t, length=Py_ssize_t, keywords=Py_ssize_t, codes=Py_ssize_t, scores=float[:, ::1],
                standardized=float[:, ::1], work=float[::1], m=Py_ssize_t)
@@ -25,9 +25,9 @@ cpdef void _history_texts(object history, list texts, list starts)
 cpdef object hint_matrices(object rows, object hints, object keywords, object history, Py_ssize_t code_length,
                            Py_ssize_t n_keywords)
 
-@cython.locals(dim=Py_ssize_t, vectors="const float*", wide_view=double[::1], wide="double*", block=Py_ssize_t,
+@cython.locals(dim=Py_ssize_t, wide_view="double[:, ::1]", wide="double*", block=Py_ssize_t,
                m=Py_ssize_t, i=Py_ssize_t, k=Py_ssize_t, g=Py_ssize_t, start=Py_ssize_t, stop=Py_ssize_t,
-               best_set=bint, best=float, value=float, centres_view=double[::1], norms_view=double[::1],
+               best_set=bint, best=float, value=float, centres_view="double[:, ::1]", norms_view=double[::1],
                centres="double*", norms="double*")
 cdef void _hint_matrices_loops(const float[:, ::1] matrix, list found, Py_ssize_t code_length,
                                Py_ssize_t n_keywords, bint with_keywords, list starts, float* out)
@@ -62,9 +62,9 @@ cdef void _guesser_loops(const float[:, ::1] scores, const float[:, ::1] standar
 cpdef object alice_vector(object rows, object candidates, list code, object keywords, object history,
                           Py_ssize_t n_choices, Py_ssize_t code_length, object context)
 
-@cython.locals(dim=Py_ssize_t, vectors="const float*", wide_view=double[::1], wide="double*", t=Py_ssize_t,
+@cython.locals(dim=Py_ssize_t, wide_view="double[:, ::1]", wide="double*", t=Py_ssize_t,
                word=Py_ssize_t, digit=Py_ssize_t, owner=Py_ssize_t, m=Py_ssize_t, k=Py_ssize_t, best_set=bint,
-               best=float, value=float, centres_view=double[::1], norms_view=double[::1], centres="double*",
+               best=float, value=float, centres_view="double[:, ::1]", norms_view=double[::1], centres="double*",
                norms="double*")
 cdef void _alice_loops(const float[:, ::1] matrix, list found, Py_ssize_t n_keywords, list digits, list owners,
                        list starts, float[::1] vector)

@@ -45,7 +45,7 @@ except ImportError:  # no Cython at run time: the declarations do nothing
 from cluegym.wrappers.similarity import centre_cosines_numpy, centres_numpy, dots_numpy
 
 if not cython.compiled:  # the build cimports its C loops (decrypto_scores.pxd)
-    from cluegym.wrappers.similarity import centres_loops, clipped, dot, pairwise_sum, widen_rows
+    from cluegym.wrappers.similarity import clipped, dot, pairwise_sum, widened_and_centres
 
 __all__ = ["code_scores", "hint_matrices", "guesser_vector", "guesser_features", "alice_vector", "context_vector",
            "scan_ranking", "hint_candidates"]
@@ -267,11 +267,9 @@ def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_ke
     """:func:`hint_matrices`' arithmetic as loops (the build's path) into ``out`` (a pointer
     to ``matrices x code_length x n_keywords`` floats, zeroed)."""
     dim = matrix.shape[1]
-    vectors = cython.address(matrix[0, 0])
-    wide_array = np.empty(len(found) * dim, dtype=np.float64)  # the rows in double, in found's order
+    wide_array, centres_array, norms_array = widened_and_centres(matrix, found, starts)  # rows in found's order
     wide_view = wide_array
-    wide = cython.address(wide_view[0])
-    widen_rows(vectors, dim, found, wide)
+    wide = cython.address(wide_view[0, 0])
     block = code_length * n_keywords
     m = 0
     if with_keywords:
@@ -281,11 +279,8 @@ def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_ke
                                                                         dim))
         m = 1
     if len(starts) > 1:
-        centres_array = np.zeros(n_keywords * dim, dtype=np.float64)
-        norms_array = np.zeros(n_keywords, dtype=np.float64)
         centres_view, norms_view = centres_array, norms_array
-        centres, norms = cython.address(centres_view[0]), cython.address(norms_view[0])
-        centres_loops(vectors, dim, found, starts, centres, norms)
+        centres, norms = cython.address(centres_view[0, 0]), cython.address(norms_view[0])
         for i in range(code_length):
             for k in range(n_keywords):
                 if norms[k] > 0:
@@ -466,14 +461,10 @@ def _alice_loops(matrix: np.ndarray, found: list, n_keywords: int, digits: list,
                  vector: np.ndarray) -> None:
     """:func:`alice_vector`'s similarities as loops (the build's path), into ``vector``."""
     dim = matrix.shape[1]
-    vectors = cython.address(matrix[0, 0])
-    wide_array = np.empty(len(found) * dim, dtype=np.float64)  # the rows in double, in found's order
-    centres_array = np.zeros(n_keywords * dim, dtype=np.float64)
-    norms_array = np.zeros(n_keywords, dtype=np.float64)
+    wide_array, centres_array, norms_array = widened_and_centres(matrix, found, starts)  # rows in found's order
     wide_view, centres_view, norms_view = wide_array, centres_array, norms_array
-    wide, centres, norms = cython.address(wide_view[0]), cython.address(centres_view[0]), cython.address(norms_view[0])
-    widen_rows(vectors, dim, found, wide)
-    centres_loops(vectors, dim, found, starts, centres, norms)
+    wide = cython.address(wide_view[0, 0])
+    centres, norms = cython.address(centres_view[0, 0]), cython.address(norms_view[0])
     for t in range(len(digits)):
         word = (n_keywords + t) * dim
         digit = digits[t]

@@ -14,6 +14,10 @@ cdef double dot(const double* a, Py_ssize_t ai, const double* b, Py_ssize_t bi, 
 cdef void centres_loops(const float* vectors, Py_ssize_t dim, list found, list starts, double* centres,
                          double* norms)
 
+@cython.locals(dim=Py_ssize_t, groups=Py_ssize_t, wide="double[:, ::1]", centres="double[:, ::1]",
+               norms="double[::1]")
+cpdef tuple widened_and_centres(const float[:, ::1] matrix, list found, list starts)
+
 cdef double clipped(double value) noexcept nogil
 
 @cython.locals(total=float, i=Py_ssize_t, r0=float, r1=float, r2=float, r3=float, r4=float, r5=float, r6=float,

@@ -13,7 +13,8 @@ Two paths, one definition: :func:`dots_numpy`, :func:`centres_numpy` and
 :func:`dot` and :func:`centres_loops` are the compiled build's C loops over
 raw pointers (``similarity.pxd``; the featurizers' typed modules cimport them), the same IEEE
 operations in the same order, so both paths give the same values bit for bit
-(``tests/wrappers/test_decrypto_vectors.py``). :func:`clipped` clips a feature to ``[-1, 1]``;
+(``tests/wrappers/test_decrypto_vectors.py``); :func:`widened_and_centres` hands the loops
+their double rows and centres (either path). :func:`clipped` clips a feature to ``[-1, 1]``;
 :func:`pairwise_sum` is numpy's pairwise sum of float32 values in float32 (the build's loop:
 the per-code and per-candidate means and spreads).
 
@@ -34,8 +35,8 @@ try:
 except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
-__all__ = ["dots_numpy", "centres_numpy", "centre_cosines_numpy", "widen_rows", "dot", "centres_loops", "clipped",
-           "pairwise_sum"]
+__all__ = ["dots_numpy", "centres_numpy", "centre_cosines_numpy", "widen_rows", "dot", "centres_loops",
+           "widened_and_centres", "clipped", "pairwise_sum"]
 
 
 def dots_numpy(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -135,6 +136,35 @@ def centres_loops(vectors: object, dim: int, found: list, starts: list, centres:
             for d in range(dim):
                 centres[k * dim + d] += vectors[r * dim + d]
         norms[k] = math.sqrt(dot(centres, k * dim, centres, k * dim, dim))
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def widened_and_centres(matrix: np.ndarray, found: list, starts: list) -> tuple:
+    """Rows ``found`` of ``matrix`` (float32, C-contiguous) widened to double (``len(found) x
+    dim``; exact), and each group ``found[starts[k]:starts[k + 1]]``'s sum in double (``groups
+    x dim``) and its norm, as :func:`centres_numpy` defines them (no group for one start).
+
+    The one place the featurizers' loops get their double rows and centres from: by
+    :func:`widen_rows` and :func:`centres_loops` in the build, by numpy's calls as Python (the
+    same values bit for bit); fresh arrays, for the caller's pointers.
+    """
+    dim = matrix.shape[1]
+    groups = len(starts) - 1 if len(starts) > 1 else 0
+    if not cython.compiled:
+        vectors = np.asarray(matrix, dtype=np.float32)
+        centres_array, norms_array = centres_numpy(vectors, found, starts)
+        return vectors[found].astype(np.float64).reshape(len(found), dim), centres_array, norms_array
+    wide_array = np.empty((len(found), dim), dtype=np.float64)
+    centres_array = np.zeros((groups, dim), dtype=np.float64)
+    norms_array = np.zeros(groups, dtype=np.float64)
+    if len(found) and dim:  # no row to read (an empty group's sum and norm stay 0)
+        wide, centres, norms = wide_array, centres_array, norms_array
+        widen_rows(cython.address(matrix[0, 0]), dim, found, cython.address(wide[0, 0]))
+        if groups:
+            centres_loops(cython.address(matrix[0, 0]), dim, found, starts, cython.address(centres[0, 0]),
+                          cython.address(norms[0]))
+    return wide_array, centres_array, norms_array
 
 
 def clipped(value: float) -> float:

@@ -3,7 +3,7 @@
 # operations as the Python floats they stand for, so the same features), and the vector
 # written through a typed float32 view.
 cimport cython
-from cluegym.wrappers.similarity cimport centres_loops, clipped, dot, widen_rows
+from cluegym.wrappers.similarity cimport clipped, dot, widened_and_centres
 
 @cython.locals(gram=list, m=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t, row=list, square=double,
                dot=double, total=double, own=double, living_speakers=Py_ssize_t, alive=bint, inverse=list,
@@ -26,10 +26,6 @@ cpdef list _gram(object sums)
 @cython.locals(rows="const double[:, ::1]", target="const double[::1]", dim=Py_ssize_t, data="const double*",
                word="const double*", out=list, i=Py_ssize_t)
 cpdef list _similarities(object matrix, object vector)
-
-@cython.locals(source="const float[:, ::1]", rows_view="double[:, ::1]", sums_view="double[:, ::1]",
-               norms_view="double[::1]")
-cpdef tuple _rows_and_sums(object vectors, Py_ssize_t dim, list found, list starts)
 
 @cython.locals(spans=list, texts=list, speakers=list, starts=list, p=Py_ssize_t, start=Py_ssize_t, found=list,
                fit=list, fits=list, i=Py_ssize_t, received=list, voted=list, target=Py_ssize_t, shares=list)

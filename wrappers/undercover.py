@@ -36,7 +36,7 @@ from cluegym.envs.core.text import tokens
 from cluegym.envs.undercover.rules import CIVILIAN, UndercoverConfig
 from cluegym.wrappers.featurizers import Featurizer, LastResult, standardize_list
 from cluegym.wrappers.selfplay import SeatTask
-from cluegym.wrappers.similarity import centres_numpy, dots_numpy
+from cluegym.wrappers.similarity import dots_numpy
 from cluegym.wrappers.text_rows import TextRows
 
 try:
@@ -45,7 +45,7 @@ except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
 if not cython.compiled:  # the build cimports the C loops (undercover.pxd)
-    from cluegym.wrappers.similarity import centres_loops, clipped, dot, widen_rows
+    from cluegym.wrappers.similarity import clipped, dot, widened_and_centres
 
 __all__ = ["VoterFeatures", "DescriptionCandidates", "potential", "seat_task", "vote_accuracy", "seat_win_rate"]
 
@@ -101,29 +101,6 @@ def _table_fit(sums: np.ndarray, living: list[bool]) -> list[float]:
         if square > 1e-12:  # a rest that sums to (about) zero has no direction: fit 0
             fit[p] = dot / math.sqrt(square)
     return fit
-
-
-def _rows_and_sums(vectors: np.ndarray, dim: int, found: list[int], starts: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ``found`` of ``vectors`` (float32) widened to double (exact), and the sum of each
-    group ``found[starts[k]:starts[k + 1]]`` of them, left to right in double (as
-    ``np.add.reduceat(..., dtype=np.float64)`` adds them): :func:`centres_numpy` as Python,
-    its C loops in the build."""
-    rows = np.empty((len(found), dim), dtype=np.float64)
-    sums = np.zeros((len(starts) - 1, dim), dtype=np.float64)
-    if not found:
-        return rows, sums
-    if not cython.compiled:
-        rows[:] = vectors[found]
-        return rows, centres_numpy(vectors, found, starts)[0]
-    source = vectors
-    rows_view, sums_view = rows, sums
-    norms_array = np.empty(len(starts) - 1, dtype=np.float64)
-    norms_view = norms_array
-    widen_rows(cython.address(source[0, 0]), dim, found, cython.address(rows_view[0, 0]))
-    if len(starts) > 1:
-        centres_loops(cython.address(source[0, 0]), dim, found, starts, cython.address(sums_view[0, 0]),
-                      cython.address(norms_view[0]))
-    return rows, sums
 
 
 def _gram(sums: np.ndarray) -> list[list[float]]:
@@ -249,7 +226,7 @@ def _round_table(descriptions: tuple, n: int, living: list, votes: list, rows: T
     starts.append(len(texts))
     # The rows are looked up first (the lookup may grow the matrix), then read.
     found = rows.rows(texts)
-    matrix, sums = _rows_and_sums(rows.matrix, dim, found, starts)
+    matrix, sums, _ = widened_and_centres(rows.matrix, found, starts)
     fit = [0.0] * n
     if speakers:
         fits = _table_fit(sums, [living[p] for p in speakers])

@@ -247,3 +247,21 @@ def test_rankings_read_past_their_kept_start_and_a_full_table_starts_again(monke
     other(dict(observation, keywords=("horse", "fire", "pen", "ice")), {})  # fills the table: it starts again
     assert table.generation >= 1 and "sea" not in table.index
     assert base(observation, {}) == before
+
+
+@pytest.mark.parametrize("starts", [[0, 2, 2, 5], [3], [0, 0]])
+def test_widened_rows_and_centres_are_their_definition_bit_for_bit(starts):
+    """The double rows and group centres every featurizer's loops start from (one helper, the
+    build's loops) are numpy's: the rows widened, each group summed left to right, its norm;
+    an empty group's centre and norm are 0, one start has no group."""
+    from cluegym.wrappers.similarity import centres_numpy, widened_and_centres
+
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((9, 50)).astype(np.float32)
+    found = [4, 0, 7, 7, 2] if starts[-1] else []
+    wide, centres, norms = widened_and_centres(matrix, found, starts)
+    want_centres, want_norms = centres_numpy(matrix, found, starts)
+    assert wide.dtype == np.float64 and wide.shape == (len(found), 50)
+    assert np.array_equal(wide, matrix[found].astype(np.float64).reshape(len(found), 50))
+    assert centres.shape == (max(len(starts) - 1, 0), 50)
+    assert np.array_equal(centres, want_centres) and np.array_equal(norms, want_norms)
