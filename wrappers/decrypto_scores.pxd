@@ -33,7 +33,8 @@ cdef void _hint_matrices_loops(const float[:, ::1] matrix, list found, Py_ssize_
                                Py_ssize_t n_keywords, bint with_keywords, list starts, float* out)
 
 @cython.locals(texts=list, starts=list, with_keywords=bint)
-cdef tuple _guesser_texts(object rows, object hints, object keywords, object history, Py_ssize_t code_length)
+cdef tuple _guesser_texts(object rows, object hints, object keywords, object history, Py_ssize_t code_length,
+                          Py_ssize_t n_keywords)
 
 @cython.locals(n_matrices=Py_ssize_t, found=list, starts=list, with_keywords=bint, sims="float[243]", i=Py_ssize_t,
                codes=Py_ssize_t, per_choice=Py_ssize_t, flags=object, digits="const long long[:, ::1]",

@@ -180,7 +180,7 @@ def hint_matrices(rows: object, hints: object, keywords: object, history: object
         rows: the embedding's :class:`~cluegym.wrappers.text_rows.TextRows`.
         hints, keywords: texts; history: per keyword, its hints padded with ``""``.
     """
-    found, starts, with_keywords = _guesser_texts(rows, hints, keywords, history, code_length)
+    found, starts, with_keywords = _guesser_texts(rows, hints, keywords, history, code_length, n_keywords)
     matrix = rows.matrix
     n_matrices = (1 if with_keywords else 0) + (2 if history is not None else 0)
     out = np.zeros((n_matrices, code_length, n_keywords), dtype=np.float32)
@@ -203,7 +203,7 @@ def guesser_features(rows: object, hints: object, keywords: object, history: obj
     if not cython.compiled or n_matrices == 0 or n_matrices * code_length * n_keywords > _MAX_SIMS:
         return guesser_vector(hint_matrices(rows, hints, keywords, history, code_length, n_keywords), code_digits,
                               legal, context)
-    found, starts, with_keywords = _guesser_texts(rows, hints, keywords, history, code_length)
+    found, starts, with_keywords = _guesser_texts(rows, hints, keywords, history, code_length, n_keywords)
     # sims: the matrices, a C array of _MAX_SIMS floats on the stack (decrypto_scores.pxd)
     for i in range(n_matrices * code_length * n_keywords):
         sims[i] = 0.0
@@ -297,10 +297,19 @@ def _hint_matrices_loops(matrix: np.ndarray, found: list, code_length: int, n_ke
                 out[(m + 1) * block + i * n_keywords + k] = best
 
 
-def _guesser_texts(rows: object, hints: object, keywords: object, history: object, code_length: int) -> tuple:
+def _check_history(history: object, n_keywords: int) -> None:
+    """Raise unless ``history`` has one row per keyword: the loops read ``n_keywords`` of its
+    groups' centres through raw pointers (another count would read past them)."""
+    if len(history) != n_keywords:
+        raise ValueError(f"hint history has {len(history)} rows; expected one per keyword ({n_keywords})")
+
+
+def _guesser_texts(rows: object, hints: object, keywords: object, history: object, code_length: int,
+                   n_keywords: int) -> tuple:
     """A guesser's texts as rows: ``(found, starts, with_keywords)``: the hints (padded with
     ``""`` to ``code_length``), then the keywords (when not None), then each keyword's
-    revealed hints (``found[starts[k]:starts[k + 1]]``; one start only without a history)."""
+    revealed hints (``found[starts[k]:starts[k + 1]]``; one start only without a history,
+    which has ``n_keywords`` rows: :func:`_check_history`)."""
     texts = [str(hint) for hint in list(hints)[:code_length]]
     while len(texts) < code_length:
         texts.append("")
@@ -309,6 +318,7 @@ def _guesser_texts(rows: object, hints: object, keywords: object, history: objec
         texts.extend(keywords)
     starts = [len(texts)]
     if history is not None:
+        _check_history(history, n_keywords)
         _history_texts(history, texts, starts)
     return rows.rows(texts), starts, with_keywords
 
@@ -422,6 +432,7 @@ def alice_vector(rows: object, candidates: object, code: list, keywords: object,
             owners.append(present * per_choice + 4 * j)
         present += 1
     starts = [len(texts)]
+    _check_history(history, n_keywords)
     _history_texts(history, texts, starts)
     found = rows.rows(texts)
     matrix = rows.matrix

@@ -265,3 +265,21 @@ def test_widened_rows_and_centres_are_their_definition_bit_for_bit(starts):
     assert np.array_equal(wide, matrix[found].astype(np.float64).reshape(len(found), 50))
     assert centres.shape == (max(len(starts) - 1, 0), 50)
     assert np.array_equal(centres, want_centres) and np.array_equal(norms, want_norms)
+
+
+@pytest.mark.parametrize("rows_given", [3, 5])
+def test_a_history_without_one_row_per_keyword_is_refused_before_the_loops(rows_given):
+    """The loops read one history centre per keyword through raw pointers: a history of
+    another length is a clear ValueError from every entry point, on either path."""
+    rows = TextRows.of(WordEncoder("glove"))
+    keywords = ["horse", "apple", "tower", "pie"]
+    history = [("saddle",) + ("",) * 7] * rows_given
+    digits = np.array(all_codes(4, 3), dtype=np.int64) - 1
+    context = np.zeros(7, dtype=np.float32)
+    with pytest.raises(ValueError, match="one per keyword"):
+        arithmetic.hint_matrices(rows, ["mane", "pony", "moat"], keywords, history, 3, 4)
+    with pytest.raises(ValueError, match="one per keyword"):
+        arithmetic.guesser_features(rows, ["mane", "pony", "moat"], None, history, digits, np.ones(24, np.int8),
+                                    context, 3, 4)
+    with pytest.raises(ValueError, match="one per keyword"):
+        arithmetic.alice_vector(rows, [("mane", "pony", "moat")], [0, 1, 2], keywords, history, 8, 3, context)
