@@ -5,6 +5,10 @@
 cimport cython
 from cluegym.wrappers.similarity cimport clipped, dot, pairwise_sum, widened_and_centres
 
+@cython.locals(c=Py_ssize_t, j=Py_ssize_t, digit="long long")
+cdef void _check_codes(const long long[:, ::1] code_digits, Py_ssize_t code_length, Py_ssize_t n_keywords,
+                       Py_ssize_t n_legal) except *
+
 @cython.locals(matrices=Py_ssize_t, length=Py_ssize_t, keywords=Py_ssize_t, codes=Py_ssize_t, scores=float[:, ::1],
                standardized=float[:, ::1], work=float[::1], m=Py_ssize_t)
 cpdef tuple _code_scores_loops(const float[:, :, ::1] sims, const long long[:, ::1] code_digits,

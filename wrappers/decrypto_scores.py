@@ -66,12 +66,51 @@ def code_scores(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray) ->
         ``(scores, standardized)``, both ``matrices x codes`` float32. Each row is bit for
         bit what numpy's ``mean`` and ``std`` of that row alone give (the standardized score
         ``(score - mean) / (3 * std)`` with ``3 * std`` taken in double and divided in float32).
+
+    Raises:
+        ValueError: ``sims`` not 3-D, or codes that do not fit it (:func:`_check_codes`).
     """
+    if np.ndim(sims) != 3:
+        raise ValueError(f"sims must be matrices x code_length x keywords, got shape {np.shape(sims)}")
     if cython.compiled and sims.dtype == np.float32:  # the loops add float32 values, as numpy does here
-        return _code_scores_loops(np.ascontiguousarray(sims, dtype=np.float32),
-                                  np.ascontiguousarray(code_digits, dtype=np.int64),
-                                  np.ascontiguousarray(legal, dtype=bool).view(np.uint8))
+        digits = _int64_rows(code_digits)
+        flags = np.ascontiguousarray(legal, dtype=bool).view(np.uint8)
+        _check_codes(digits, sims.shape[1], sims.shape[2], flags.size)
+        return _code_scores_loops(np.ascontiguousarray(sims, dtype=np.float32), digits, flags)
+    _check_codes(_int64_rows(code_digits), sims.shape[1], sims.shape[2], np.size(legal))
     return _code_scores_numpy(sims, code_digits, legal)
+
+
+def _int64_rows(code_digits: object) -> np.ndarray:
+    """``code_digits`` as C-ordered int64 rows (what :func:`_check_codes` reads; no copy when
+    it is already)."""
+    digits = np.ascontiguousarray(code_digits, dtype=np.int64)
+    if digits.ndim != 2:
+        raise ValueError(f"code_digits has shape {digits.shape}; expected (codes, code_length): each code's keyword "
+                         "per position")
+    return digits
+
+
+def _check_codes(code_digits: np.ndarray, code_length: int, n_keywords: int, n_legal: int) -> None:
+    """Raise ValueError unless ``code_digits`` is ``codes x code_length`` keyword indices in
+    ``0 .. n_keywords - 1`` and the legal flags have one entry per code: the build's loops read
+    the similarities at these digits and a flag per code through raw pointers (other sizes
+    read past them), where numpy's calls raise or wrap around. In the build ``code_digits``
+    is a typed view (int64, C order) and the check a C loop: Bob's and Eve's every decision."""
+    if code_digits.ndim != 2 or code_digits.shape[1] != code_length:
+        raise ValueError(f"code_digits has shape {tuple(np.shape(code_digits))}; expected (codes, {code_length}): "
+                         "each code's keyword per position")
+    if n_legal != code_digits.shape[0]:
+        raise ValueError(f"legal has {n_legal} entries; expected one per code ({code_digits.shape[0]})")
+    if cython.compiled:
+        for c in range(code_digits.shape[0]):
+            for j in range(code_length):
+                digit = code_digits[c, j]
+                if digit < 0 or digit >= n_keywords:
+                    raise ValueError(f"code digit {digit} is not a keyword index in 0..{n_keywords - 1} (0-based)")
+    elif code_digits.size and not (int(code_digits.min()) >= 0 and int(code_digits.max()) < n_keywords):
+        digit = int(code_digits.min()) if int(code_digits.min()) < 0 else int(code_digits.max())
+        raise ValueError(f"code digit {digit} is not a keyword index in 0..{n_keywords - 1} (0-based)")
 
 
 def _code_scores_numpy(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,7 +237,13 @@ def guesser_features(rows: object, hints: object, keywords: object, history: obj
                      legal: object, context: np.ndarray, code_length: int, n_keywords: int) -> np.ndarray:
     """Bob's or Eve's feature vector in one call: :func:`guesser_vector` of the
     :func:`hint_matrices` of these texts (the same vector bit for bit; in the build without
-    the matrices' array: one vector made, the matrices on the C stack)."""
+    the matrices' array: one vector made, the matrices on the C stack).
+
+    Raises:
+        ValueError: keywords (when given) or history rows other than ``n_keywords``, codes
+            other than ``codes x code_length`` keyword indices, or a legal flag count other
+            than the codes'.
+    """
     n_matrices = (1 if keywords is not None else 0) + (2 if history is not None else 0)
     if not cython.compiled or n_matrices == 0 or n_matrices * code_length * n_keywords > _MAX_SIMS:
         return guesser_vector(hint_matrices(rows, hints, keywords, history, code_length, n_keywords), code_digits,
@@ -212,6 +257,7 @@ def guesser_features(rows: object, hints: object, keywords: object, history: obj
     per_choice = 2 * n_matrices + 1
     flags = _flags(legal)
     legal_view, digits = flags, code_digits  # typed views, acquired once (decrypto_scores.pxd)
+    _check_codes(digits, code_length, n_keywords, flags.size)
     vector_array = np.zeros(codes * per_choice + len(context), dtype=np.float32)
     work_array = np.empty(2 * codes, dtype=np.float32)
     vector, work = vector_array, work_array
@@ -315,6 +361,8 @@ def _guesser_texts(rows: object, hints: object, keywords: object, history: objec
         texts.append("")
     with_keywords = keywords is not None
     if with_keywords:
+        if len(keywords) != n_keywords:  # the loops read n_keywords keyword rows after the hints
+            raise ValueError(f"{len(keywords)} keywords given; expected n_keywords ({n_keywords})")
         texts.extend(keywords)
     starts = [len(texts)]
     if history is not None:
@@ -363,10 +411,13 @@ def guesser_vector(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray,
         legal: per code, nonzero when legal (bool or int8).
         context: :func:`context_vector`.
     """
+    if np.ndim(sims) != 3:
+        raise ValueError(f"sims must be matrices x code_length x keywords, got shape {np.shape(sims)}")
     matrices, codes = sims.shape[0], code_digits.shape[0]
     per_choice = 2 * matrices + 1
     vector = np.zeros(codes * per_choice + len(context), dtype=np.float32)
     flags = _flags(legal)
+    _check_codes(_int64_rows(code_digits), sims.shape[1], sims.shape[2], flags.size)
     if cython.compiled:
         scores, standardized = _code_scores_loops(sims, code_digits, flags)
         _guesser_loops(scores, standardized, flags, context, vector)
@@ -415,9 +466,16 @@ def alice_vector(rows: object, candidates: object, code: list, keywords: object,
             code digit ``j`` (up to the shorter of the two).
         code: the code's digits, 0-based.
         keywords: the keywords; history: per keyword, its hints padded with ``""``.
+
+    Raises:
+        ValueError: a code digit that is no keyword's index, or history rows other than the
+            keywords'.
     """
     per_choice = code_length * 4 + 1
     n_keywords = len(keywords)
+    for j in range(min(len(code), code_length)):
+        if not 0 <= code[j] < n_keywords:  # numpy's path would read another keyword's column, or none
+            raise ValueError(f"code digit {code[j]} is not a keyword index in 0..{n_keywords - 1} (0-based)")
     texts = list(keywords)
     digits = []
     owners = []

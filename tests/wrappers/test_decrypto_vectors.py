@@ -283,3 +283,43 @@ def test_a_history_without_one_row_per_keyword_is_refused_before_the_loops(rows_
                                     context, 3, 4)
     with pytest.raises(ValueError, match="one per keyword"):
         arithmetic.alice_vector(rows, [("mane", "pony", "moat")], [0, 1, 2], keywords, history, 8, 3, context)
+
+
+@pytest.mark.parametrize("case", ["digit above", "negative digit", "code too long", "legal short", "keywords short"])
+def test_codes_legal_flags_and_keywords_of_other_sizes_are_refused_before_the_loops(case):
+    """The build's loops read the similarities at each code's digits, a legal flag per code
+    and ``n_keywords`` keyword rows through raw pointers: another size is a clear ValueError
+    from every entry point (before the check, the build read past its arrays: scores of 1e22)."""
+    rows = TextRows.of(WordEncoder("glove"))
+    keywords = ["horse", "apple", "tower", "pie"]
+    digits = np.array(all_codes(4, 3), dtype=np.int64) - 1
+    legal = np.ones(24, dtype=np.int8)
+    sims = np.random.default_rng(0).random((1, 3, 4), dtype=np.float32)
+    if case == "digit above":
+        digits[5, 2] = 4
+    elif case == "negative digit":
+        digits[0, 0] = -1
+    elif case == "code too long":
+        digits = np.concatenate([digits, digits[:, :1]], axis=1)
+    elif case == "legal short":
+        legal = legal[:23]
+    else:
+        keywords = keywords[:3]
+    message = {"keywords short": "keywords given", "legal short": "one per code"}.get(case, "code")
+    context = np.zeros(7, dtype=np.float32)
+    if case != "keywords short":
+        with pytest.raises(ValueError, match=message):
+            arithmetic.code_scores(sims, digits, legal.astype(bool))
+        with pytest.raises(ValueError, match=message):
+            arithmetic.guesser_vector(sims, digits, legal, context)
+    with pytest.raises(ValueError, match=message):
+        arithmetic.guesser_features(rows, ["mane", "pony", "moat"], keywords, None, digits, legal, context, 3, 4)
+
+
+def test_alice_vector_refuses_a_code_digit_that_is_no_keyword():
+    rows = TextRows.of(WordEncoder("glove"))
+    context = np.zeros(7, dtype=np.float32)
+    history = [("",) * 8] * 4
+    with pytest.raises(ValueError, match="keyword index"):
+        arithmetic.alice_vector(rows, [("mane", "pony", "moat")], [0, 1, 4], ["horse", "apple", "tower", "pie"],
+                                history, 8, 3, context)
