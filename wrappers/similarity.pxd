@@ -18,6 +18,9 @@ cdef void centres_loops(const float* vectors, Py_ssize_t dim, list found, list s
                norms="double[::1]")
 cpdef tuple widened_and_centres(const float[:, ::1] matrix, list found, list starts)
 
+@cython.locals(i=Py_ssize_t, r=Py_ssize_t, k=Py_ssize_t, start=Py_ssize_t, previous=Py_ssize_t)
+cdef void _check_rows(Py_ssize_t rows, list found, list starts) except *
+
 cdef double clipped(double value) noexcept nogil
 
 @cython.locals(total=float, i=Py_ssize_t, r0=float, r1=float, r2=float, r3=float, r4=float, r5=float, r6=float,

@@ -35,8 +35,10 @@ try:
 except ImportError:  # no Cython at run time: the declarations do nothing
     from cluegym.envs.core import cython_fallback as cython
 
-__all__ = ["dots_numpy", "centres_numpy", "centre_cosines_numpy", "widen_rows", "dot", "centres_loops",
-           "widened_and_centres", "clipped", "pairwise_sum"]
+# The C helpers (widen_rows, dot, centres_loops, clipped, pairwise_sum) are not listed: the
+# build makes them cdef functions, which the compiled module does not export (the typed
+# modules cimport them; as Python they are imported by name).
+__all__ = ["dots_numpy", "centres_numpy", "centre_cosines_numpy", "widened_and_centres"]
 
 
 def dots_numpy(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -148,9 +150,15 @@ def widened_and_centres(matrix: np.ndarray, found: list, starts: list) -> tuple:
     The one place the featurizers' loops get their double rows and centres from: by
     :func:`widen_rows` and :func:`centres_loops` in the build, by numpy's calls as Python (the
     same values bit for bit); fresh arrays, for the caller's pointers.
+
+    Raises:
+        ValueError: a row index outside the matrix, or starts that are not non-decreasing
+            offsets into ``found`` (the build's loops read through raw pointers: another
+            index would read past the matrix, where numpy's path raises or wraps around).
     """
     dim = matrix.shape[1]
     groups = len(starts) - 1 if len(starts) > 1 else 0
+    _check_rows(matrix.shape[0], found, starts)
     if not cython.compiled:
         vectors = np.asarray(matrix, dtype=np.float32)
         centres_array, norms_array = centres_numpy(vectors, found, starts)
@@ -165,6 +173,21 @@ def widened_and_centres(matrix: np.ndarray, found: list, starts: list) -> tuple:
             centres_loops(cython.address(matrix[0, 0]), dim, found, starts, cython.address(centres[0, 0]),
                           cython.address(norms[0]))
     return wide_array, centres_array, norms_array
+
+
+def _check_rows(rows: int, found: list, starts: list) -> None:
+    """Raise ValueError unless every index of ``found`` is a row (``0 .. rows - 1``) and
+    ``starts`` are non-decreasing offsets in ``0 .. len(found)`` (C loops in the build)."""
+    for i in range(len(found)):
+        r = found[i]
+        if r < 0 or r >= rows:
+            raise ValueError(f"row index {r} is outside the matrix's {rows} rows")
+    previous = 0
+    for k in range(len(starts)):
+        start = starts[k]
+        if start < previous or start > len(found):
+            raise ValueError(f"starts must be non-decreasing offsets in 0..{len(found)} (len(found)), got {starts}")
+        previous = start
 
 
 def clipped(value: float) -> float:

@@ -267,6 +267,27 @@ def test_widened_rows_and_centres_are_their_definition_bit_for_bit(starts):
     assert np.array_equal(centres, want_centres) and np.array_equal(norms, want_norms)
 
 
+@pytest.mark.parametrize("found, starts", [([0, 9], [0, 2]), ([-1, 2], [0, 2]), ([0, 1], [0, 3]),
+                                           ([0, 1], [-1, 2]), ([0, 1, 2], [0, 2, 1])])
+def test_widened_rows_and_centres_refuse_rows_and_starts_outside_their_arrays(found, starts):
+    """The build's loops read rows and groups through raw pointers: an index past the matrix,
+    a negative one (numpy would wrap it), or starts past ``found`` or going back are a
+    ValueError on both paths (before the check, the build read garbage or crashed)."""
+    from cluegym.wrappers.similarity import widened_and_centres
+
+    matrix = np.arange(27, dtype=np.float32).reshape(9, 3)
+    with pytest.raises(ValueError, match="row index|starts must be"):
+        widened_and_centres(matrix, found, starts)
+
+
+def test_the_similarity_modules_public_names_exist_in_either_build():
+    """``__all__`` names only what the module exports compiled too (its C helpers are cdef
+    functions there): ``from ... import *`` works in both builds."""
+    from cluegym.wrappers import similarity
+
+    assert all(hasattr(similarity, name) for name in similarity.__all__)
+
+
 @pytest.mark.parametrize("rows_given", [3, 5])
 def test_a_history_without_one_row_per_keyword_is_refused_before_the_loops(rows_given):
     """The loops read one history centre per keyword through raw pointers: a history of
