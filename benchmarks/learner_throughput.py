@@ -34,7 +34,9 @@ caches with the texts the random players can say (``Setup.warm``; Dixit: the clu
 the deck's captions; Decrypto: the hint vocabulary's vectors and word forms, without which
 its views ran ~40% under their steady state in the first second and reached it only after
 ~10,000 games): a training run meets them all within its first games, and issue 15 asks for
-the steady state (each text encoded once); ``--cold`` skips it.
+the steady state (each text encoded once); ``--cold`` skips it. Each timed window starts
+after a full garbage collection (:func:`~cluegym.benchmarks.throughput.collect_garbage`): the
+one the warm-up's caches would trigger is not any row's work.
 
 After each game's rows a line gives each view's own work per env step and what the floor
 allows it (:func:`own_work`): the floor in the unit a view's code can change. ``--breakdown``
@@ -85,7 +87,7 @@ from tqdm import tqdm
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.benchmarks.host import describe_host
-from cluegym.benchmarks.throughput import measure
+from cluegym.benchmarks.throughput import collect_garbage, measure
 from cluegym.envs.core.rng import integers
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
@@ -237,9 +239,11 @@ def _legal_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
 
 
 def _timed(play_game: Callable[[], int], counter: _StepCounter, seconds: float) -> ViewRate:
-    """Play one warm-up game (lazy loads and caches are not throughput), then whole games
+    """Play one warm-up game (lazy loads and caches are not throughput), then, after a full
+    garbage collection (:func:`~cluegym.benchmarks.throughput.collect_garbage`), whole games
     for about ``seconds``."""
     play_game()
+    collect_garbage()
     counter.count = decisions = games = 0
     start, cpu_start = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
@@ -457,6 +461,7 @@ def selfplay_breakdown(game: str, setup: Setup, seconds: float,
     for part in spent:
         spent[part], calls[part] = 0.0, 0
     counter.count = 0
+    collect_garbage()
     decisions, start = 0, clock()
     while clock() - start < seconds:
         decisions += play_game()
