@@ -5,7 +5,7 @@
 cimport cython
 from cluegym.wrappers.similarity cimport clipped, dot, pairwise_sum, widened_and_centres
 
-@cython.locals(c=Py_ssize_t, j=Py_ssize_t, digit="long long")
+@cython.locals(c=Py_ssize_t, j=Py_ssize_t, digit="long long", low=object, high=object)
 cdef void _check_codes(const long long[:, ::1] code_digits, Py_ssize_t code_length, Py_ssize_t n_keywords,
                        Py_ssize_t n_legal) except *
 

@@ -68,27 +68,33 @@ def code_scores(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray) ->
         ``(score - mean) / (3 * std)`` with ``3 * std`` taken in double and divided in float32).
 
     Raises:
-        ValueError: ``sims`` not 3-D, or codes that do not fit it (:func:`_check_codes`).
+        ValueError: ``sims`` not 3-D, or codes that do not fit it (:func:`_checked_codes`).
     """
-    if np.ndim(sims) != 3:
-        raise ValueError(f"sims must be matrices x code_length x keywords, got shape {np.shape(sims)}")
     if cython.compiled and sims.dtype == np.float32:  # the loops add float32 values, as numpy does here
-        digits = _int64_rows(code_digits)
         flags = np.ascontiguousarray(legal, dtype=bool).view(np.uint8)
-        _check_codes(digits, sims.shape[1], sims.shape[2], flags.size)
+        digits = _checked_codes(sims, code_digits, flags.size)
         return _code_scores_loops(np.ascontiguousarray(sims, dtype=np.float32), digits, flags)
-    _check_codes(_int64_rows(code_digits), sims.shape[1], sims.shape[2], np.size(legal))
+    _checked_codes(sims, code_digits, np.size(legal))
     return _code_scores_numpy(sims, code_digits, legal)
 
 
-def _int64_rows(code_digits: object) -> np.ndarray:
-    """``code_digits`` as C-ordered int64 rows (what :func:`_check_codes` reads; no copy when
-    it is already)."""
+def _checked_codes(sims: object, code_digits: object, n_legal: int) -> np.ndarray:
+    """``code_digits`` as C-ordered int64 rows (no copy when they are already), after
+    checking that ``sims`` is ``matrices x code_length x keywords`` and the codes fit it
+    (:func:`_check_codes`): what :func:`code_scores` and :func:`guesser_vector` read."""
+    if np.ndim(sims) != 3:
+        raise ValueError(f"sims must be matrices x code_length x keywords, got shape {np.shape(sims)}")
     digits = np.ascontiguousarray(code_digits, dtype=np.int64)
     if digits.ndim != 2:
         raise ValueError(f"code_digits has shape {digits.shape}; expected (codes, code_length): each code's keyword "
                          "per position")
+    _check_codes(digits, sims.shape[1], sims.shape[2], n_legal)
     return digits
+
+
+def _no_keyword(digit: int, n_keywords: int) -> ValueError:
+    """The error for a code digit that is no keyword's (0-based) index."""
+    return ValueError(f"code digit {digit} is not a keyword index in 0..{n_keywords - 1} (0-based)")
 
 
 def _check_codes(code_digits: np.ndarray, code_length: int, n_keywords: int, n_legal: int) -> None:
@@ -107,10 +113,11 @@ def _check_codes(code_digits: np.ndarray, code_length: int, n_keywords: int, n_l
             for j in range(code_length):
                 digit = code_digits[c, j]
                 if digit < 0 or digit >= n_keywords:
-                    raise ValueError(f"code digit {digit} is not a keyword index in 0..{n_keywords - 1} (0-based)")
-    elif code_digits.size and not (int(code_digits.min()) >= 0 and int(code_digits.max()) < n_keywords):
-        digit = int(code_digits.min()) if int(code_digits.min()) < 0 else int(code_digits.max())
-        raise ValueError(f"code digit {digit} is not a keyword index in 0..{n_keywords - 1} (0-based)")
+                    raise _no_keyword(digit, n_keywords)
+    elif code_digits.size:
+        low, high = int(code_digits.min()), int(code_digits.max())
+        if low < 0 or high >= n_keywords:
+            raise _no_keyword(low if low < 0 else high, n_keywords)
 
 
 def _code_scores_numpy(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -411,13 +418,11 @@ def guesser_vector(sims: np.ndarray, code_digits: np.ndarray, legal: np.ndarray,
         legal: per code, nonzero when legal (bool or int8).
         context: :func:`context_vector`.
     """
-    if np.ndim(sims) != 3:
-        raise ValueError(f"sims must be matrices x code_length x keywords, got shape {np.shape(sims)}")
+    flags = _flags(legal)
+    _checked_codes(sims, code_digits, flags.size)
     matrices, codes = sims.shape[0], code_digits.shape[0]
     per_choice = 2 * matrices + 1
     vector = np.zeros(codes * per_choice + len(context), dtype=np.float32)
-    flags = _flags(legal)
-    _check_codes(_int64_rows(code_digits), sims.shape[1], sims.shape[2], flags.size)
     if cython.compiled:
         scores, standardized = _code_scores_loops(sims, code_digits, flags)
         _guesser_loops(scores, standardized, flags, context, vector)
@@ -475,7 +480,7 @@ def alice_vector(rows: object, candidates: object, code: list, keywords: object,
     n_keywords = len(keywords)
     for j in range(min(len(code), code_length)):
         if not 0 <= code[j] < n_keywords:  # numpy's path would read another keyword's column, or none
-            raise ValueError(f"code digit {code[j]} is not a keyword index in 0..{n_keywords - 1} (0-based)")
+            raise _no_keyword(code[j], n_keywords)
     texts = list(keywords)
     digits = []
     owners = []

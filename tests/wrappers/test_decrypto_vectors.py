@@ -310,7 +310,7 @@ def test_a_history_without_one_row_per_keyword_is_refused_before_the_loops(rows_
 def test_codes_legal_flags_and_keywords_of_other_sizes_are_refused_before_the_loops(case):
     """The build's loops read the similarities at each code's digits, a legal flag per code
     and ``n_keywords`` keyword rows through raw pointers: another size is a clear ValueError
-    from every entry point (before the check, the build read past its arrays: scores of 1e22)."""
+    from every entry point (before the check, the build read past its arrays: scores of 2.4e22)."""
     rows = TextRows.of(WordEncoder("glove"))
     keywords = ["horse", "apple", "tower", "pie"]
     digits = np.array(all_codes(4, 3), dtype=np.int64) - 1
@@ -326,7 +326,8 @@ def test_codes_legal_flags_and_keywords_of_other_sizes_are_refused_before_the_lo
         legal = legal[:23]
     else:
         keywords = keywords[:3]
-    message = {"keywords short": "keywords given", "legal short": "one per code"}.get(case, "code")
+    message = {"keywords short": "keywords given", "legal short": "one per code",
+               "code too long": r"expected \(codes, 3\)"}.get(case, "not a keyword index")
     context = np.zeros(7, dtype=np.float32)
     if case != "keywords short":
         with pytest.raises(ValueError, match=message):
