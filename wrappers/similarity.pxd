@@ -14,9 +14,9 @@ cdef double dot(const double* a, Py_ssize_t ai, const double* b, Py_ssize_t bi, 
 cdef void centres_loops(const float* vectors, Py_ssize_t dim, list found, list starts, double* centres,
                          double* norms)
 
-@cython.locals(dim=Py_ssize_t, groups=Py_ssize_t, wide="double[:, ::1]", centres="double[:, ::1]",
-               norms="double[::1]")
-cpdef tuple widened_and_centres(const float[:, ::1] matrix, list found, list starts)
+@cython.locals(vectors="const float[:, ::1]", dim=Py_ssize_t, groups=Py_ssize_t, wide="double[:, ::1]",
+               centres="double[:, ::1]", norms="double[::1]")
+cpdef tuple widened_and_centres(object matrix, list found, list starts)
 
 @cython.locals(i=Py_ssize_t, r=Py_ssize_t, k=Py_ssize_t, start=Py_ssize_t, previous=Py_ssize_t)
 cdef void _check_rows(Py_ssize_t rows, list found, list starts) except *

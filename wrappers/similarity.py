@@ -143,9 +143,11 @@ def centres_loops(vectors: object, dim: int, found: list, starts: list, centres:
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def widened_and_centres(matrix: np.ndarray, found: list, starts: list) -> tuple:
-    """Rows ``found`` of ``matrix`` (float32, C-contiguous) widened to double (``len(found) x
-    dim``; exact), and each group ``found[starts[k]:starts[k + 1]]``'s sum in double (``groups
-    x dim``) and its norm, as :func:`centres_numpy` defines them (no group for one start).
+    """Rows ``found`` of ``matrix`` (read as float32: the featurizers' matrices are float32 and
+    C-contiguous already, any other array is converted first) widened to double (``len(found)
+    x dim``; exact), and each group ``found[starts[k]:starts[k + 1]]``'s sum in double
+    (``groups x dim``) and its norm, as :func:`centres_numpy` defines them (no group for one
+    start).
 
     The one place the featurizers' loops get their double rows and centres from: by
     :func:`widen_rows` and :func:`centres_loops` in the build, by numpy's calls as Python (the
@@ -156,11 +158,17 @@ def widened_and_centres(matrix: np.ndarray, found: list, starts: list) -> tuple:
             offsets into ``found`` (the build's loops read through raw pointers: another
             index would read past the matrix, where numpy's path raises or wraps around).
     """
-    dim = matrix.shape[1]
-    groups = len(starts) - 1 if len(starts) > 1 else 0
-    _check_rows(matrix.shape[0], found, starts)
     if not cython.compiled:
         vectors = np.asarray(matrix, dtype=np.float32)
+    else:
+        try:  # the featurizers' float32 C-contiguous matrices: read in place
+            vectors = matrix
+        except (ValueError, TypeError):  # another dtype or layout: converted, as numpy's path does
+            vectors = np.ascontiguousarray(matrix, dtype=np.float32)
+    dim = vectors.shape[1]
+    groups = len(starts) - 1 if len(starts) > 1 else 0
+    _check_rows(vectors.shape[0], found, starts)
+    if not cython.compiled:
         centres_array, norms_array = centres_numpy(vectors, found, starts)
         return vectors[found].astype(np.float64).reshape(len(found), dim), centres_array, norms_array
     wide_array = np.empty((len(found), dim), dtype=np.float64)
@@ -168,9 +176,9 @@ def widened_and_centres(matrix: np.ndarray, found: list, starts: list) -> tuple:
     norms_array = np.zeros(groups, dtype=np.float64)
     if len(found) and dim:  # no row to read (an empty group's sum and norm stay 0)
         wide, centres, norms = wide_array, centres_array, norms_array
-        widen_rows(cython.address(matrix[0, 0]), dim, found, cython.address(wide[0, 0]))
+        widen_rows(cython.address(vectors[0, 0]), dim, found, cython.address(wide[0, 0]))
         if groups:
-            centres_loops(cython.address(matrix[0, 0]), dim, found, starts, cython.address(centres[0, 0]),
+            centres_loops(cython.address(vectors[0, 0]), dim, found, starts, cython.address(centres[0, 0]),
                           cython.address(norms[0]))
     return wide_array, centres_array, norms_array
 

@@ -127,7 +127,14 @@ def _gram(sums: np.ndarray) -> list[list[float]]:
 def _similarities(matrix: np.ndarray, vector: np.ndarray) -> list[float]:
     """Each row of ``matrix``'s similarity to ``vector`` (unit vectors, float32 values
     widened to double; the rows C-contiguous), rounded to float32
-    (:mod:`cluegym.wrappers.similarity`), as Python floats."""
+    (:mod:`cluegym.wrappers.similarity`), as Python floats.
+
+    Raises:
+        ValueError: ``vector`` is not one row of ``matrix``'s width (the build's loop reads
+            ``matrix``'s width of it through a raw pointer).
+    """
+    if np.shape(vector) != (matrix.shape[1],):
+        raise ValueError(f"vector of shape {np.shape(vector)} for rows of width {matrix.shape[1]}")
     if not cython.compiled or matrix.shape[0] == 0:
         return dots_numpy(matrix, vector[np.newaxis]).astype(np.float32)[:, 0].tolist()
     rows, target = matrix, np.ascontiguousarray(vector, dtype=np.float64)  # no copy when double already

@@ -345,3 +345,22 @@ def test_alice_vector_refuses_a_code_digit_that_is_no_keyword():
     with pytest.raises(ValueError, match="keyword index"):
         arithmetic.alice_vector(rows, [("mane", "pony", "moat")], [0, 1, 4], ["horse", "apple", "tower", "pie"],
                                 history, 8, 3, context)
+
+
+@pytest.mark.parametrize("form", ["float64", "strided", "list"])
+def test_widened_rows_and_centres_read_any_matrix_as_float32_on_both_paths(form):
+    """A matrix other than float32 C-contiguous (double, a strided view, nested lists) is read
+    as float32, as numpy's path reads it: the same rows and centres as its float32 copy (the
+    build took only float32 C-contiguous memory and raised ValueError for the rest)."""
+    from cluegym.wrappers.similarity import widened_and_centres
+
+    rng = np.random.default_rng(5)
+    wide64 = rng.standard_normal((9, 100))
+    matrix = {"float64": wide64[:, :50], "strided": wide64[:, ::2].astype(np.float32),
+              "list": wide64[:, :50].tolist()}[form]
+    if form == "float64":
+        matrix = np.ascontiguousarray(matrix)
+    found, starts = [4, 0, 7, 2], [0, 1, 4]
+    want = widened_and_centres(np.ascontiguousarray(np.asarray(matrix, dtype=np.float32)), found, starts)
+    got = widened_and_centres(matrix, found, starts)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))

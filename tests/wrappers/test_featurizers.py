@@ -275,6 +275,19 @@ def test_undercover_table_fit_is_the_cosine_to_the_rest_of_the_living_table():
     assert cases > 0  # the speaker-alone case was met
 
 
+@pytest.mark.parametrize("width", [1, 3, 5, 0])
+def test_undercover_similarities_refuse_a_vector_of_another_width(width):
+    """The round table's similarities read the matrix's width of the word's vector: a vector
+    of another width is a ValueError on both paths (the build read past a narrower one, and
+    numpy's path broadcast a one-wide one)."""
+    from cluegym.wrappers.undercover import _similarities
+
+    matrix = np.ones((2, 4), dtype=np.float64)
+    with pytest.raises(ValueError, match="for rows of width 4"):
+        _similarities(matrix, np.ones(width))
+    assert _similarities(matrix, np.full(4, 0.5)) == [2.0, 2.0]
+
+
 def test_standardize_list_is_standardize_bit_for_bit():
     # The list form (typed loops in the build: featurizers.pxd) gives standardize's floats
     # exactly, below 8 selected values by its own left-to-right sums, from 8 on by standardize.
