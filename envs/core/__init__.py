@@ -27,7 +27,7 @@ _EXPORTS = {
     "CHARSET": "text", "first_mention": "matching", "mentions_word": "matching", "says_word": "matching",
     "to_charset": "text", "tokens": "text",
     "WordNetMissingError": "matching", "require_wordnet": "matching", "wordnet_lemmas": "matching",
-    "wordnet_lexicon": "matching", "seat_name": "seats",
+    "wordnet_lexicon": "matching", "seat_name": "seats", "UnknownSeatError": "seats",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -53,7 +53,7 @@ Example:
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Mapping
 
 import gymnasium
 import numpy as np
@@ -67,8 +67,9 @@ from cluegym.envs.core.record import (
     RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
 )
 from cluegym.envs.core.rng import default_rng
+from cluegym.envs.core.seats import UnknownSeatError
 from cluegym.envs.core.spaces import ActionTextCleaner, action_mask_builder, action_mask_space, array_keys, read_only
-from cluegym.envs.core.text import exception_text, reason_text
+from cluegym.envs.core.text import describe, exception_text, reason_text
 from cluegym.envs.core.wrapping import OrderEnforcingWrapper, wrap  # noqa: F401 - games import wrap from here
 
 
@@ -303,10 +304,20 @@ class ClueGameEnv(AECEnv):
 
     # ------------------------------------------------------------- PettingZoo API
     def observation_space(self, agent: str) -> gymnasium.Space:
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable name
+            raise self._unknown_seat(agent) from None
 
     def action_space(self, agent: str) -> gymnasium.Space:
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_seat(agent) from None
+
+    def _unknown_seat(self, agent: Any) -> UnknownSeatError:
+        """The error for a seat name this game does not have (a ValueError and a KeyError)."""
+        return UnknownSeatError.of(self.game_id or type(self).__name__, agent, self.possible_agents)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last()``: the selected seat's ``(observation, cumulative reward,
@@ -354,6 +365,8 @@ class ClueGameEnv(AECEnv):
         """
         obs = self._lean_observations.get(agent)
         if obs is None:
+            if agent not in self.observation_spaces:
+                raise self._unknown_seat(agent)
             full = self._observations.get(agent)
             if full is None and self.observes_lean:
                 obs = self._finished_observation(agent, self._observe(agent, True))
@@ -369,6 +382,8 @@ class ClueGameEnv(AECEnv):
         what :meth:`observe` hands out copies of, and what the record digests."""
         obs = self._observations.get(agent)
         if obs is None:
+            if agent not in self.observation_spaces:  # checked once per State and seat
+                raise self._unknown_seat(agent)
             obs = self._observations[agent] = self._finished_observation(agent, self._observe(agent))
         return obs
 
@@ -478,23 +493,45 @@ class ClueGameEnv(AECEnv):
         ``reset(seed=s); ...; reset(); ...`` plays the same games every time. Each game still
         records its own integer seed (drawn from that generator), so every record replays alone.
 
+        A ``reset`` that raises changes nothing: the last game (its State and record) stays
+        as it was, and the next ``reset`` works as if this one had not been called.
+
+        Raises:
+            TypeError: ``seed`` is neither None nor an integer (a float or a bool is not a
+                seed), or ``options`` is neither None nor a mapping.
+            ValueError: a negative ``seed``, or options the game does not accept.
+
         Example:
             >>> env.reset(seed=3); first = env.unwrapped.game_record()["seed"]   # 3
             >>> env.reset(); second = env.unwrapped.game_record()["seed"]        # same every run
         """
+        if seed is not None:
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be a non-negative integer or None, got {describe(seed)}")
+            if seed < 0:
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed}")
+        if options is not None and not isinstance(options, Mapping):
+            raise TypeError(f"options must be a dict (or None), got {describe(options)}")
+        seed_generator = self._seed_generator
         if seed is None and self._seed is not None:
-            if self._seed_generator is None:
+            if seed_generator is None:
                 # Built on the first reset() without a seed (not at every seeded reset: a
                 # generator costs as much as a short game's step).
-                self._seed_generator = np.random.default_rng(np.random.SeedSequence(self._seed, spawn_key=(1,)))
-            seed = int(self._seed_generator.integers(2**63, dtype=np.uint64))
+                seed_generator = np.random.default_rng(np.random.SeedSequence(self._seed, spawn_key=(1,)))
+            # (a draw a failed reset leaves drawn: the next reset() draws the next seed)
+            seed = int(seed_generator.integers(2**63, dtype=np.uint64))
         else:
             if seed is None:
                 seed = int(np.random.SeedSequence().entropy % (2**63))
-            self._seed_generator = None
+            seed_generator = None
+        rng = default_rng(int(seed))  # numpy's default_rng(seed), built faster
+        # The game's own checks of the options run here, before anything of the last game
+        # is replaced.
+        state = self._rules.new_game(rng, options)
+        self._seed_generator = seed_generator
         self._seed = int(seed)
         self._options = to_jsonable(options) if options else None
-        self.rng = default_rng(self._seed)  # numpy's default_rng(seed), built faster
+        self.rng = rng
         self.agents = list(self.possible_agents)
         fresh = dict.fromkeys
         self.rewards = fresh(self.agents, 0.0)
@@ -507,7 +544,7 @@ class ClueGameEnv(AECEnv):
         self._rejected_parts = None
         self._skip_agent_selection = None
         self.last_error, self.last_fallback = None, False
-        self.state = self._rules.new_game(self.rng, options)
+        self.state = state
         self._state_changed()
         self._refresh_infos()
         self.agent_selection = self._rules.to_move(self.state)

@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Iterable
+
 #: What every numbered seat's name starts with.
 SEAT_PREFIX = "player_"
 
@@ -19,3 +21,22 @@ SEAT_PREFIX = "player_"
 def seat_name(index: int) -> str:
     """The name of numbered seat ``index``: ``3`` -> ``"player_3"``."""
     return f"{SEAT_PREFIX}{index}"
+
+
+class UnknownSeatError(ValueError, KeyError):
+    """A seat name the game does not have (``env.observe("nobody")``, ``env.action_space(3)``).
+
+    Both a ValueError (the project's error for a wrong argument) and a KeyError (what a seat's
+    space lookup raised before, for code that catches it); its message names the game's seats.
+
+    Example:
+        >>> str(UnknownSeatError.of("decrypto_v0", "carol", ("alice", "bob", "eve")))
+        "decrypto_v0 has no seat 'carol'; seats: alice, bob, eve"
+    """
+
+    __str__ = ValueError.__str__  # the message as written, not KeyError's repr of it
+
+    @classmethod
+    def of(cls, game: str, seat: object, seats: Iterable[str]) -> UnknownSeatError:
+        """The error for ``seat`` of ``game``, whose seats are ``seats``."""
+        return cls(f"{game} has no seat {seat!r}; seats: {', '.join(seats)}")

@@ -29,9 +29,10 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """PettingZoo's ordered reset, calling the env directly (not through ``__getattr__``:
         a short game pays it once per game)."""
+        self.env.reset(seed=seed, options=options)
+        # after the env's reset: one that raised (a bad seed or options) started no game
         self._has_reset = True
         self._has_updated = True
-        self.env.reset(seed=seed, options=options)
 
     def agent_iter(self, max_iter: int = 2**63) -> wrappers.order_enforcing.AECOrderEnforcingIterable:
         """PettingZoo's ordered seat iterator (the same checks), reading the env directly."""

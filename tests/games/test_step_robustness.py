@@ -462,3 +462,75 @@ def test_plain_json_games_record_new_plain_events_and_results(game):
         assert not shared, f"seed {seed}: result() returned containers of an earlier call"
         json.dumps(record, allow_nan=False)
         assert replay(record) == record
+
+
+# ----------------------------------------------------------------------------- reset and seats
+_BAD_RESETS = [
+    ({"seed": -1}, ValueError, "seed must be a non-negative integer"),
+    ({"seed": 1.5}, TypeError, "seed must be a non-negative integer or None, got 1.5"),
+    ({"seed": True}, TypeError, "got True"),
+    ({"seed": "3"}, TypeError, "got '3'"),
+    ({"seed": 3, "options": [1]}, TypeError, "options must be a dict"),
+]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("kwargs, error, message", _BAD_RESETS)
+def test_a_reset_that_raises_changes_nothing(game, kwargs, error, message):
+    """A seed that is no seed (negative, a float, a bool, a string) or options that are no
+    mapping raise a clear error before anything of the last game is replaced: its State and
+    record stay as they were (a negative seed used to be kept as the record's seed, and made
+    every later ``reset()`` fail), and the next ``reset()`` plays what it would have played."""
+    env = cluegym.make(game, **GAMES[game])
+    env.reset(seed=11)
+    before = env.unwrapped.game_record()
+    state = env.unwrapped.state
+    with pytest.raises(error, match=message):
+        env.reset(**kwargs)
+    assert env.unwrapped.state is state and env.unwrapped.game_record() == before
+    env.reset()
+    twin = cluegym.make(game, **GAMES[game])
+    twin.reset(seed=11)
+    twin.reset()
+    assert env.unwrapped.game_record() == twin.unwrapped.game_record()
+
+
+def test_a_reset_whose_options_the_game_refuses_changes_nothing():
+    """The game's own checks of ``reset(options=...)`` run before the last game is replaced."""
+    env = cluegym.make("decrypto")
+    env.reset(seed=5)
+    for seat in env.agent_iter(3):
+        env.step(None if env.terminations[seat] else (("wing", "tower", "sea") if seat == "alice" else 0))
+    before, state = env.unwrapped.game_record(), env.unwrapped.state
+    with pytest.raises(ValueError, match="need 4 distinct non-empty keywords"):
+        env.reset(seed=6, options={"keywords": ["a"]})
+    assert env.unwrapped.state is state and env.unwrapped.game_record() == before
+
+
+def test_a_first_reset_that_raises_starts_no_game():
+    """The order-enforcing wrapper counts a reset only once the env's reset returned."""
+    env = cluegym.make("taboo")
+    with pytest.raises(ValueError, match="seed must be"):
+        env.reset(seed=-5)
+    with pytest.raises(Exception, match="reset"):  # PettingZoo's "call reset() first" error
+        env.last()
+    env.reset(seed=0)
+    assert env.agents == ["attacker", "defender"]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("call", ["observe", "lean_observe", "action_space", "observation_space"])
+def test_an_unknown_seat_is_a_clear_error(game, call):
+    """A seat name the game does not have raises UnknownSeatError (a ValueError and a
+    KeyError) naming the game's seats: Taboo's observe("nobody") returned the defender's
+    observation, and the others raised a bare KeyError."""
+    from cluegym.envs.core import UnknownSeatError
+
+    env = cluegym.make(game, **GAMES[game])
+    env.reset(seed=0)
+    target = env.unwrapped if call == "lean_observe" else env
+    seats = ", ".join(env.possible_agents)
+    with pytest.raises(UnknownSeatError, match=f"has no seat 'nobody'; seats: {seats}") as raised:
+        getattr(target, call)("nobody")
+    assert isinstance(raised.value, KeyError) and isinstance(raised.value, ValueError)
+    assert str(raised.value).startswith(env.unwrapped.game_id)
