@@ -66,7 +66,7 @@ from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.record import (
     RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
 )
-from cluegym.envs.core.rng import default_rng
+from cluegym.envs.core.rng import check_seed, default_rng
 from cluegym.envs.core.seats import UnknownSeatError
 from cluegym.envs.core.spaces import ActionTextCleaner, action_mask_builder, action_mask_space, array_keys, read_only
 from cluegym.envs.core.text import describe, exception_text, reason_text
@@ -505,11 +505,7 @@ class ClueGameEnv(AECEnv):
             >>> env.reset(seed=3); first = env.unwrapped.game_record()["seed"]   # 3
             >>> env.reset(); second = env.unwrapped.game_record()["seed"]        # same every run
         """
-        if seed is not None:
-            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-                raise TypeError(f"seed must be a non-negative integer or None, got {describe(seed)}")
-            if seed < 0:
-                raise ValueError(f"seed must be a non-negative integer or None, got {seed}")
+        check_seed(seed)
         if options is not None and not isinstance(options, Mapping):
             raise TypeError(f"options must be a dict (or None), got {describe(options)}")
         seed_generator = self._seed_generator

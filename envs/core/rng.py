@@ -6,7 +6,9 @@
   ``rng.choice(n, size, replace=False).tolist()``; :func:`permutation`:
   ``rng.permutation(n).tolist()``: the same values, drawn from the same
   generator (left in the same state), without numpy's Python-level argument handling (1-5
-  us a call: a game draws a few per game, the random agent one per move).
+  us a call: a game draws a few per game, the random agent one per move);
+- :func:`check_seed`: what every ``reset(seed=...)`` accepts (None or a non-negative integer),
+  checked before a reset changes anything.
 
 Each takes the fast path where a small C extension was built (``envs/core/_rng.c``, compiled
 by ``pip install`` where a C compiler is) and calls numpy otherwise; ``tests/games/test_rng.py``
@@ -49,6 +51,29 @@ _pcg64_words = _rng.pcg64_words if _rng is not None and sys.byteorder == "little
 _integers = _rng.integers if _rng is not None else None
 _choice = _rng.choice if _rng is not None else None
 _permutation = _rng.permutation if _rng is not None else None
+
+
+def check_seed(seed: Any) -> None:
+    """Raise unless ``seed`` is what ``reset(seed=...)`` takes: None or a non-negative integer
+    (Python's or numpy's; a bool or a float is not a seed: ``1.5`` and ``1.7`` would play the
+    same game).
+
+    Raises:
+        TypeError: neither None nor an integer.
+        ValueError: a negative integer.
+
+    Example:
+        >>> check_seed(3), check_seed(None), check_seed(np.uint64(2**63))
+        (None, None, None)
+    """
+    if seed is None:
+        return
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        from cluegym.envs.core.text import describe  # noqa: PLC0415 - only for the message
+
+        raise TypeError(f"seed must be a non-negative integer or None, got {describe(seed)}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed}")
 
 
 class _SeedSequence(np.random.SeedSequence):

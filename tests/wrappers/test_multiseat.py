@@ -125,6 +125,37 @@ def test_unknown_learning_seat_is_a_clear_error():
         MultiSeatEnv("decrypto", "bob,eve", opponents={"eve": "random"})
 
 
+@pytest.mark.parametrize("call", ["observe", "features", "action_space", "observation_space"])
+def test_a_name_that_is_no_learning_seat_is_a_clear_error(call):
+    """observe("nobody") returned a zero vector and its mask (as for a learning seat with no
+    decision), the spaces a bare KeyError; a non-learning seat of the game is no seat here."""
+    from cluegym.envs.core import UnknownSeatError
+
+    env = MultiSeatEnv("decrypto", "bob,eve", opponents={"alice": "random"})
+    env.reset(seed=0)
+    for name in ("nobody", "alice"):
+        with pytest.raises(UnknownSeatError, match=f"decrypto's multi-seat view has no seat '{name}'; seats: bob, eve"):
+            getattr(env, call)(name)
+
+
+def test_a_reset_with_a_seed_that_is_no_seed_changes_nothing():
+    """A negative or float seed raises before the view starts a game (numpy's message for
+    -1, a float truncated before): the next reset() plays what it would have."""
+    def make() -> MultiSeatEnv:
+        return MultiSeatEnv("decrypto", "bob,eve", opponents={"alice": "random"})
+
+    env, twin = make(), make()
+    env.reset(seed=4)
+    twin.reset(seed=4)
+    with pytest.raises(ValueError, match="seed must be a non-negative integer or None, got -1"):
+        env.reset(seed=-1)
+    with pytest.raises(TypeError, match="got 1.5"):
+        env.reset(seed=1.5)
+    env.reset()
+    twin.reset()
+    assert env.game_env.game_record() == twin.game_env.game_record()
+
+
 def test_gymnasium_make_builds_the_learner_view():
     import cluegym.wrappers  # noqa: F401 - registers the ids
 

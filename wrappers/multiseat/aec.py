@@ -11,7 +11,8 @@ from pettingzoo import AECEnv
 
 import cluegym
 from cluegym.agents import make_agent
-from cluegym.envs.core.rng import integers
+from cluegym.envs.core.rng import check_seed, integers
+from cluegym.envs.core.seats import UnknownSeatError
 from cluegym.wrappers.seat_task import INDEX_TYPES, last_verdict
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
@@ -130,12 +131,23 @@ class MultiSeatEnv(AECEnv):
 
     # ----------------------------------------------------------------- game driving
     def observation_space(self, agent: str) -> gymnasium.Space:
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable name
+            raise self._unknown_seat(agent) from None
 
     def action_space(self, agent: str) -> gymnasium.Space:
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_seat(agent) from None
+
+    def _unknown_seat(self, agent: Any) -> UnknownSeatError:
+        """The error for a name that is not one of the learning seats."""
+        return UnknownSeatError.of(f"{self.game}'s multi-seat view", agent, self.possible_agents)
 
     def _start_game(self, seed: int | None) -> None:
+        check_seed(seed)  # before anything of the last game changes
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self.game_env.reset(seed=integers(self._rng, 2**63 - 1))
@@ -257,7 +269,13 @@ class MultiSeatEnv(AECEnv):
         return rejected
 
     def features(self, seat: str) -> dict[str, np.ndarray]:
-        """The padded observation of a learning seat (zeros when it has no decision pending)."""
+        """The padded observation of a learning seat (zeros when it has no decision pending).
+
+        Raises:
+            UnknownSeatError: ``seat`` is not a learning seat.
+        """
+        if seat not in self.observation_spaces:
+            raise self._unknown_seat(seat)
         pending = self._pending.get(seat)
         if pending is None:
             vector = np.zeros(self.feature_size, dtype=np.float32)
