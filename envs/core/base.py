@@ -514,16 +514,22 @@ class ClueGameEnv(AECEnv):
                 # Built on the first reset() without a seed (not at every seeded reset: a
                 # generator costs as much as a short game's step).
                 seed_generator = np.random.default_rng(np.random.SeedSequence(self._seed, spawn_key=(1,)))
-            # (a draw a failed reset leaves drawn: the next reset() draws the next seed)
             seed = int(seed_generator.integers(2**63, dtype=np.uint64))
+            drawn = True
         else:
             if seed is None:
                 seed = int(np.random.SeedSequence().entropy % (2**63))
-            seed_generator = None
+            seed_generator, drawn = None, False
         rng = default_rng(int(seed))  # numpy's default_rng(seed), built faster
         # The game's own checks of the options run here, before anything of the last game
         # is replaced.
-        state = self._rules.new_game(rng, options)
+        try:
+            state = self._rules.new_game(rng, options)
+        except BaseException:
+            if drawn:  # undone, so that the next reset() draws this seed again: a draw below
+                # 2**63 is exactly one 64-bit output of PCG64 (its mask needs no rejection)
+                seed_generator.bit_generator.advance(-1)
+            raise
         self._seed_generator = seed_generator
         self._seed = int(seed)
         self._options = to_jsonable(options) if options else None

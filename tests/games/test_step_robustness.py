@@ -507,6 +507,22 @@ def test_a_reset_whose_options_the_game_refuses_changes_nothing():
     assert env.unwrapped.state is state and env.unwrapped.game_record() == before
 
 
+def test_a_reset_without_a_seed_whose_options_are_refused_draws_no_seed():
+    """``reset()`` without a seed draws the game's seed from the env's seed generator; when the
+    game then refuses the options, the draw is undone: the next ``reset()`` plays the game it
+    would have played without the failed one."""
+    env, twin = cluegym.make("decrypto"), cluegym.make("decrypto")
+    env.reset(seed=8)
+    twin.reset(seed=8)
+    env.reset()
+    twin.reset()
+    with pytest.raises(ValueError, match="need 4 distinct non-empty keywords"):
+        env.reset(options={"keywords": ["a"]})
+    env.reset()
+    twin.reset()
+    assert env.unwrapped.game_record() == twin.unwrapped.game_record()
+
+
 def test_a_first_reset_that_raises_starts_no_game():
     """The order-enforcing wrapper counts a reset only once the env's reset returned."""
     env = cluegym.make("taboo")
