@@ -53,6 +53,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any, Mapping
 
 import gymnasium
@@ -508,6 +509,8 @@ class ClueGameEnv(AECEnv):
         check_seed(seed)
         if options is not None and not isinstance(options, Mapping):
             raise TypeError(f"options must be a dict (or None), got {describe(options)}")
+        if options and self._rules.reset_options is not None:
+            self._warn_unknown_options(options)
         seed_generator = self._seed_generator
         if seed is None and self._seed is not None:
             if seed_generator is None:
@@ -552,6 +555,15 @@ class ClueGameEnv(AECEnv):
         self.agent_selection = self._rules.to_move(self.state)
         if self.render_mode == "human":
             self.render()
+
+    def _warn_unknown_options(self, options: Mapping[str, Any]) -> None:
+        """Warn of the keys of ``reset(options=...)`` the game does not read (its rules'
+        ``reset_options``): taken, as PettingZoo's API requires, but most likely misspelt."""
+        known = self._rules.reset_options
+        unknown = [key for key in options if key not in known]
+        if unknown:
+            warnings.warn(f"{self.game_id} does not read the reset option(s) {', '.join(map(describe, unknown))}; "
+                          f"its options are {', '.join(map(repr, known)) or 'none'}", UserWarning, stacklevel=3)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

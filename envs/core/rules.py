@@ -55,6 +55,11 @@ class GameRules(Generic[StateT]):
     """
 
     seats: tuple[str, ...] = ()
+    #: The keys ``reset(options=...)`` means (what :meth:`new_game` reads), or None (the
+    #: default) for no declaration. The env warns of other keys, so that a misspelt option
+    #: (``{"keyword": [...]}``) is not silently a random game; it still takes them, as
+    #: PettingZoo's ``api_test`` requires (it resets with ``options={"options": 1}``).
+    reset_options: tuple[str, ...] | None = None
     #: Whether :meth:`apply`'s events and :meth:`result` are always *new plain JSON*: dicts
     #: with text keys, lists (not tuples), texts, finite floats, ints, bools and None, built
     #: at each call and shared with nothing the State keeps. The adapter then records them as

@@ -220,6 +220,7 @@ class DecryptoRules(GameRules[DecryptoState]):
     """
 
     plain_json = True  # events and result: new plain JSON (see GameRules.plain_json)
+    reset_options = ("keywords",)
 
     seats = SEATS
 

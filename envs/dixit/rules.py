@@ -78,6 +78,7 @@ class DixitRules(GameRules[DixitState]):
     """
 
     plain_json = True  # events and result: new plain JSON (see GameRules.plain_json)
+    reset_options = ("hands",)
 
     def __init__(self, config: DixitConfig, card_ids: Sequence[str], *, deck_name: str = "",
                  reveal_captions: bool = False) -> None:

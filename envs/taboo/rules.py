@@ -122,6 +122,7 @@ class TabooRules(GameRules[TabooState]):
     """
 
     plain_json = True  # events and result: new plain JSON (see GameRules.plain_json)
+    reset_options = ("target",)
 
     seats = SEATS
 

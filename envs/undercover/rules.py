@@ -63,6 +63,7 @@ class UndercoverRules(GameRules[UndercoverState]):
     """
 
     plain_json = True  # events and result: new plain JSON (see GameRules.plain_json)
+    reset_options = ("words", "undercover", "game_index")
 
     def __init__(
         self,

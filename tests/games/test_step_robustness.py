@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import time
+import warnings
 from collections.abc import Mapping
 from typing import Any, Callable
 
@@ -493,6 +494,38 @@ def test_a_reset_that_raises_changes_nothing(game, kwargs, error, message):
     twin.reset(seed=11)
     twin.reset()
     assert env.unwrapped.game_record() == twin.unwrapped.game_record()
+
+
+_RESET_OPTIONS = {"decrypto": ["keywords"], "dixit": ["hands"], "taboo": ["target"],
+                  "undercover": ["words", "undercover", "game_index"]}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_reset_option_the_game_does_not_read_is_warned_of(game):
+    """A misspelt or foreign reset option (``{"keyword": [...]}``) was ignored without a word:
+    a random game was played instead. The env warns, naming the game's options, and still
+    plays (PettingZoo's api_test resets with ``options={"options": 1}``); the game's own
+    options give no warning."""
+    env = cluegym.make(game, **GAMES[game])
+    names = _RESET_OPTIONS[game]
+    assert env.unwrapped.rules.reset_options == tuple(names)
+    with pytest.warns(UserWarning, match=f"does not read the reset option\\(s\\) 'bogus'; its options are "
+                                         f"{', '.join(map(repr, names))}"):
+        env.reset(seed=3, options={"bogus": 1})
+    assert env.agents == env.possible_agents
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=3)
+
+
+def test_a_misspelt_reset_option_is_warned_of():
+    env = cluegym.make("decrypto")
+    with pytest.warns(UserWarning, match="'keyword'; its options are 'keywords'"):
+        env.reset(seed=0, options={"keyword": ["sea", "tower", "wing", "apple"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=0, options={"keywords": ["sea", "tower", "wing", "apple"]})
+    assert env.unwrapped.state.keywords == ("sea", "tower", "wing", "apple")
 
 
 def test_a_reset_whose_options_the_game_refuses_changes_nothing():
