@@ -40,7 +40,7 @@ import numpy as np
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.envs.core.base import ClueGameEnv
-from cluegym.envs.core.rng import integers
+from cluegym.envs.core.rng import check_seed, integers
 from cluegym.wrappers.policy_pool import PolicyPool
 from cluegym.wrappers.seat_task import INDEX_TYPES, SeatTask, generic_task, last_verdict, make_task
 from cluegym.wrappers.shaping import PotentialShaping
@@ -262,8 +262,13 @@ class SelfPlayEnv(gymnasium.Env):
             game_seed: play this exact game seed (evaluation on fixed games).
             agent_seeds: seat -> seed for the agents (default: drawn).
             opponents: seat -> spec for this game only (instead of drawing from the pools).
+
+        Raises:
+            TypeError: ``seed`` is neither None nor an integer (Python's or numpy's).
+            ValueError: a negative ``seed``. Either is raised before anything changes.
         """
-        super().reset(seed=seed)
+        check_seed(seed)  # the games' own check and messages (Gymnasium's refuses numpy's integers)
+        super().reset(seed=None if seed is None else int(seed))
         options = dict(options or {})
         for _ in range(100):  # a game that ends before the learner's first decision is redrawn
             game_seed = options.get("game_seed")

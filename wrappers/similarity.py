@@ -158,19 +158,18 @@ def widened_and_centres(matrix: np.ndarray, found: list, starts: list) -> tuple:
             offsets into ``found`` (the build's loops read through raw pointers: another
             index would read past the matrix, where numpy's path raises or wraps around).
     """
-    if not cython.compiled:
+    if not cython.compiled:  # numpy's calls, as Python
         vectors = np.asarray(matrix, dtype=np.float32)
-    else:
-        try:  # the featurizers' float32 C-contiguous matrices: read in place
-            vectors = matrix
-        except (ValueError, TypeError):  # another dtype or layout: converted, as numpy's path does
-            vectors = np.ascontiguousarray(matrix, dtype=np.float32)
+        _check_rows(vectors.shape[0], found, starts)
+        centres_array, norms_array = centres_numpy(vectors, found, starts)
+        return vectors[found].astype(np.float64).reshape(len(found), vectors.shape[1]), centres_array, norms_array
+    try:  # the featurizers' float32 C-contiguous matrices: read in place
+        vectors = matrix
+    except (ValueError, TypeError):  # another dtype or layout: converted, as numpy's path does
+        vectors = np.ascontiguousarray(matrix, dtype=np.float32)
+    _check_rows(vectors.shape[0], found, starts)
     dim = vectors.shape[1]
     groups = len(starts) - 1 if len(starts) > 1 else 0
-    _check_rows(vectors.shape[0], found, starts)
-    if not cython.compiled:
-        centres_array, norms_array = centres_numpy(vectors, found, starts)
-        return vectors[found].astype(np.float64).reshape(len(found), dim), centres_array, norms_array
     wide_array = np.empty((len(found), dim), dtype=np.float64)
     centres_array = np.zeros((groups, dim), dtype=np.float64)
     norms_array = np.zeros(groups, dtype=np.float64)

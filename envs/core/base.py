@@ -68,7 +68,7 @@ from cluegym.envs.core.record import (
     RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
 )
 from cluegym.envs.core.rng import check_seed, default_rng
-from cluegym.envs.core.seats import UnknownSeatError
+from cluegym.envs.core.seats import UnknownSeatError, seat_entry
 from cluegym.envs.core.spaces import ActionTextCleaner, action_mask_builder, action_mask_space, array_keys, read_only
 from cluegym.envs.core.text import describe, exception_text, reason_text
 from cluegym.envs.core.wrapping import OrderEnforcingWrapper, wrap  # noqa: F401 - games import wrap from here
@@ -305,16 +305,10 @@ class ClueGameEnv(AECEnv):
 
     # ------------------------------------------------------------- PettingZoo API
     def observation_space(self, agent: str) -> gymnasium.Space:
-        try:
-            return self.observation_spaces[agent]
-        except (KeyError, TypeError):  # TypeError: an unhashable name
-            raise self._unknown_seat(agent) from None
+        return seat_entry(self.observation_spaces, agent, self._unknown_seat)
 
     def action_space(self, agent: str) -> gymnasium.Space:
-        try:
-            return self.action_spaces[agent]
-        except (KeyError, TypeError):
-            raise self._unknown_seat(agent) from None
+        return seat_entry(self.action_spaces, agent, self._unknown_seat)
 
     def _unknown_seat(self, agent: Any) -> UnknownSeatError:
         """The error for a seat name this game does not have (a ValueError and a KeyError)."""
@@ -523,7 +517,8 @@ class ClueGameEnv(AECEnv):
             if seed is None:
                 seed = int(np.random.SeedSequence().entropy % (2**63))
             seed_generator, drawn = None, False
-        rng = default_rng(int(seed))  # numpy's default_rng(seed), built faster
+        seed = int(seed)  # numpy's integers (np.uint64 included) as the record's plain int
+        rng = default_rng(seed)  # numpy's default_rng(seed), built faster
         # The game's own checks of the options run here, before anything of the last game
         # is replaced.
         try:
@@ -534,7 +529,7 @@ class ClueGameEnv(AECEnv):
                 seed_generator.bit_generator.advance(-1)
             raise
         self._seed_generator = seed_generator
-        self._seed = int(seed)
+        self._seed = seed
         self._options = to_jsonable(options) if options else None
         self.rng = rng
         self.agents = list(self.possible_agents)

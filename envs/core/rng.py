@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from cluegym.envs.core.extensions import load_extension
+from cluegym.envs.core.text import describe
 
 #: The version of ``_rng.c``'s interface this module calls (its ``API``).
 _RNG_API = 1
@@ -69,8 +70,6 @@ def check_seed(seed: Any) -> None:
     if seed is None:
         return
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        from cluegym.envs.core.text import describe  # noqa: PLC0415 - only for the message
-
         raise TypeError(f"seed must be a non-negative integer or None, got {describe(seed)}")
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer or None, got {seed}")

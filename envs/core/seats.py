@@ -12,7 +12,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable, Mapping, TypeVar
+
+T = TypeVar("T")
 
 #: What every numbered seat's name starts with.
 SEAT_PREFIX = "player_"
@@ -40,3 +42,17 @@ class UnknownSeatError(ValueError, KeyError):
     def of(cls, game: str, seat: object, seats: Iterable[str]) -> UnknownSeatError:
         """The error for ``seat`` of ``game``, whose seats are ``seats``."""
         return cls(f"{game} has no seat {seat!r}; seats: {', '.join(seats)}")
+
+
+def seat_entry(table: Mapping[str, T], seat: object, unknown: Callable[[object], UnknownSeatError]) -> T:
+    """``table[seat]`` (a seat's space, say), or ``unknown(seat)`` raised for a name the
+    table does not hold, an unhashable one included.
+
+    Example:
+        >>> seat_entry({"alice": 1}, "alice", lambda s: UnknownSeatError.of("g", s, ["alice"]))
+        1
+    """
+    try:
+        return table[seat]  # type: ignore[index]
+    except (KeyError, TypeError):  # TypeError: an unhashable name
+        raise unknown(seat) from None

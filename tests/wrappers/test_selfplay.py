@@ -51,6 +51,20 @@ def test_same_seed_same_games_other_seed_other_games():
     assert _rollout(env, 4) != first
 
 
+def test_reset_takes_numpy_seeds_and_refuses_what_is_no_seed():
+    """The game envs' seed rule and messages (Gymnasium's own check refused numpy's integers
+    and raised its own Error type); a refused seed changes nothing."""
+    env, twin = (SelfPlayEnv("decrypto", "eve", opponents={"alice": "random", "bob": "random"}) for _ in range(2))
+    first, _ = env.reset(seed=np.int64(3))
+    assert np.array_equal(first, twin.reset(seed=3)[0])
+    with pytest.raises(ValueError, match="seed must be a non-negative integer or None, got -1"):
+        env.reset(seed=-1)
+    for no_seed in (1.5, True, "3"):
+        with pytest.raises(TypeError, match="seed must be a non-negative integer or None"):
+            env.reset(seed=no_seed)
+    assert np.array_equal(env.reset()[0], twin.reset()[0])
+
+
 @pytest.mark.parametrize("game, seat", [("decrypto", "eve"), ("undercover", "player_0")])
 def test_a_finished_game_shows_zeros_unless_final_features(game, seat):
     """The observation that comes with ``terminated`` is zeros (no decision is pending, as in

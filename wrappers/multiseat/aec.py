@@ -12,7 +12,7 @@ from pettingzoo import AECEnv
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.envs.core.rng import check_seed, integers
-from cluegym.envs.core.seats import UnknownSeatError
+from cluegym.envs.core.seats import UnknownSeatError, seat_entry
 from cluegym.wrappers.seat_task import INDEX_TYPES, last_verdict
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
@@ -131,16 +131,10 @@ class MultiSeatEnv(AECEnv):
 
     # ----------------------------------------------------------------- game driving
     def observation_space(self, agent: str) -> gymnasium.Space:
-        try:
-            return self.observation_spaces[agent]
-        except (KeyError, TypeError):  # TypeError: an unhashable name
-            raise self._unknown_seat(agent) from None
+        return seat_entry(self.observation_spaces, agent, self._unknown_seat)
 
     def action_space(self, agent: str) -> gymnasium.Space:
-        try:
-            return self.action_spaces[agent]
-        except (KeyError, TypeError):
-            raise self._unknown_seat(agent) from None
+        return seat_entry(self.action_spaces, agent, self._unknown_seat)
 
     def _unknown_seat(self, agent: Any) -> UnknownSeatError:
         """The error for a name that is not one of the learning seats."""
