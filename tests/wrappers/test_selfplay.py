@@ -63,6 +63,7 @@ def test_reset_takes_numpy_seeds_and_refuses_what_is_no_seed():
         with pytest.raises(TypeError, match="seed must be a non-negative integer or None"):
             env.reset(seed=no_seed)
     assert np.array_equal(env.reset()[0], twin.reset()[0])
+    assert env.raw.game_record() == twin.raw.game_record()  # the same game, not only the same view of it
 
 
 @pytest.mark.parametrize("game, seat", [("decrypto", "eve"), ("undercover", "player_0")])
