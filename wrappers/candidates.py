@@ -59,6 +59,15 @@ def candidate_mask(candidates: Sequence[Any], n: int) -> np.ndarray:
     return mask
 
 
+def _own_space(spaces: Mapping[str, gymnasium.Space], agent: Any) -> gymnasium.Space | None:
+    """``spaces[agent]``, or None where the wrapper keeps none for ``agent`` (an unhashable
+    name included: the wrapped env then raises its own error for it)."""
+    try:
+        return spaces.get(agent)
+    except TypeError:
+        return None
+
+
 class CandidateActions(BaseWrapper):
     """Replace the Text action of some seats by ``Discrete(n)`` over generated candidates.
 
@@ -111,10 +120,10 @@ class CandidateActions(BaseWrapper):
 
     # ------------------------------------------------------------------ spaces
     def action_space(self, agent: str) -> gymnasium.Space:
-        return self._action_spaces.get(agent) or self.env.action_space(agent)
+        return _own_space(self._action_spaces, agent) or self.env.action_space(agent)
 
     def observation_space(self, agent: str) -> gymnasium.Space:
-        return self._observation_spaces.get(agent) or self.env.observation_space(agent)
+        return _own_space(self._observation_spaces, agent) or self.env.observation_space(agent)
 
     # ------------------------------------------------------------- candidates
     def candidates(self, agent: str) -> list[Any]:

@@ -339,7 +339,10 @@ class ClueGameEnv(AECEnv):
         ``ValueError``; copy it to change it): the env reads them again, for the record's
         digest and its legality checks, so a policy that wrote into them would change the
         game behind the env's back."""
-        obs = self._observations.get(agent)
+        try:
+            obs = self._observations.get(agent)
+        except TypeError:  # an unhashable name: the error the spaces raise for it
+            raise self._unknown_seat(agent) from None
         return _handed_out(obs if obs is not None else self._built_observation(agent))
 
     def lean_observe(self, agent: str) -> dict[str, Any]:
@@ -358,7 +361,10 @@ class ClueGameEnv(AECEnv):
             >>> "prompt" in lean, sorted(lean) == sorted(set(env.observe("alice")) - {"prompt"})
             (False, True)
         """
-        obs = self._lean_observations.get(agent)
+        try:
+            obs = self._lean_observations.get(agent)
+        except TypeError:  # an unhashable name: the error the spaces raise for it
+            raise self._unknown_seat(agent) from None
         if obs is None:
             if agent not in self.observation_spaces:
                 raise self._unknown_seat(agent)

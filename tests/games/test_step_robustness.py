@@ -583,3 +583,8 @@ def test_an_unknown_seat_is_a_clear_error(game, call):
         getattr(target, call)("nobody")
     assert isinstance(raised.value, KeyError) and isinstance(raised.value, ValueError)
     assert str(raised.value).startswith(env.unwrapped.game_id)
+    # An unhashable name is no seat either: observe and lean_observe raised a bare TypeError
+    # from the kept observations' lookup, where the spaces raised UnknownSeatError.
+    with pytest.raises(UnknownSeatError, match=r"has no seat \['nobody'\]; seats: "):
+        getattr(target, call)(["nobody"])
+    assert env.observe(env.agent_selection)  # the env still plays

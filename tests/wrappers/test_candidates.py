@@ -26,6 +26,12 @@ def test_spaces_and_observation(hints):
     env.reset(seed=0)
     assert env.action_space("alice").n == 6
     assert env.action_space("bob") == decrypto_v0.env().action_space("bob")  # others untouched
+    # A name that is no seat gets the env's own error, an unhashable one too (was a TypeError)
+    from cluegym.envs.core import UnknownSeatError
+    for call in ("action_space", "observation_space", "observe"):
+        for name in ("nobody", ["alice"]):
+            with pytest.raises(UnknownSeatError, match="decrypto_v0 has no seat"):
+                getattr(env, call)(name)
     obs, *_ = env.last()
     assert env.agent_selection == "alice"
     assert env.observation_space("alice").contains(obs)

@@ -136,6 +136,9 @@ def test_a_name_that_is_no_learning_seat_is_a_clear_error(call):
     for name in ("nobody", "alice"):
         with pytest.raises(UnknownSeatError, match=f"decrypto's multi-seat view has no seat '{name}'; seats: bob, eve"):
             getattr(env, call)(name)
+    # An unhashable name too (observe raised a bare TypeError from the seat check's lookup)
+    with pytest.raises(UnknownSeatError, match=r"decrypto's multi-seat view has no seat \['bob'\]; seats: bob, eve"):
+        getattr(env, call)(["bob"])
 
 
 def test_a_reset_with_a_seed_that_is_no_seed_changes_nothing():

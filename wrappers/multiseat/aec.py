@@ -268,7 +268,11 @@ class MultiSeatEnv(AECEnv):
         Raises:
             UnknownSeatError: ``seat`` is not a learning seat.
         """
-        if seat not in self.observation_spaces:
+        try:
+            known = seat in self.observation_spaces
+        except TypeError:  # an unhashable name
+            known = False
+        if not known:
             raise self._unknown_seat(seat)
         pending = self._pending.get(seat)
         if pending is None:
