@@ -127,7 +127,15 @@ class CandidateActions(BaseWrapper):
 
     # ------------------------------------------------------------- candidates
     def candidates(self, agent: str) -> list[Any]:
-        """This decision's candidate actions for ``agent`` (computed once per step)."""
+        """This decision's candidate actions for ``agent`` (computed once per step).
+
+        Raises:
+            UnknownSeatError: ``agent`` is no seat of the game (an unhashable name included).
+            KeyError: a seat of the game that the wrapper gives no candidates.
+        """
+        if _own_space(self._action_spaces, agent) is None:
+            self.env.action_space(agent)  # the env's own error for a name that is no seat
+            raise KeyError(f"seat {agent!r} has no candidates; wrapped seats: {', '.join(self.generators)}")
         if agent not in self._candidates:
             obs = self.env.observe(agent)
             info = self.env.infos.get(agent, {})

@@ -32,6 +32,12 @@ def test_spaces_and_observation(hints):
         for name in ("nobody", ["alice"]):
             with pytest.raises(UnknownSeatError, match="decrypto_v0 has no seat"):
                 getattr(env, call)(name)
+    for name in ("nobody", ["alice"]):
+        with pytest.raises(UnknownSeatError, match="decrypto_v0 has no seat"):
+            env.candidates(name)
+    # a seat without candidates: a KeyError that says so (was KeyError('bob'))
+    with pytest.raises(KeyError, match="seat 'bob' has no candidates; wrapped seats: alice"):
+        env.candidates("bob")
     obs, *_ = env.last()
     assert env.agent_selection == "alice"
     assert env.observation_space("alice").contains(obs)
