@@ -5,8 +5,8 @@ agents leave only when they are done). Each step, the seats of the rules' curren
 simultaneous block act together (:meth:`~cluegym.envs.core.rules.GameRules.simultaneous`:
 Decrypto's Bob and Eve guessing, Undercover's votes, Dixit's distractors and votes); in a
 sequential phase the block is one seat. ``infos[seat]["acting"]`` says which seats' actions
-count; the others' are ignored (they may be omitted), and their ``obs["action_mask"]`` is
-all zeros.
+count; the others' are ignored (they may be omitted; a name that is no seat of the game is
+an ``UnknownSeatError``), and their ``obs["action_mask"]`` is all zeros.
 
 Underneath, the block's actions are stepped through the game's AEC env in the order the AEC
 env asks them, so the parallel env and the AEC env play the same game from the same seed and
@@ -81,6 +81,9 @@ class ParallelClueEnv(ParallelEnv):
 
         Raises:
             KeyError: an acting seat has no action (nothing is applied).
+            UnknownSeatError: an action for a name that is no seat of the game (a typo would
+                otherwise go unnoticed, as the actions of seats not acting are ignored;
+                nothing is applied). A ``ValueError`` and a ``KeyError``.
             RuntimeError: a step after the game ended (``agents`` is empty).
         """
         if not self.agents:
@@ -89,6 +92,10 @@ class ParallelClueEnv(ParallelEnv):
         missing = [seat for seat in block if seat not in actions]
         if missing:
             raise KeyError(f"no action for acting seat(s) {missing} (acting now: {list(block)})")
+        if len(actions) > len(block):  # actions beyond the block's: each must name a seat
+            for seat in actions:
+                if seat not in self.action_spaces:
+                    raise self.aec_env._unknown_seat(seat)
         env = self.aec_env
         rewards = {seat: 0.0 for seat in self.agents}
         for seat in block:

@@ -74,6 +74,24 @@ def test_parallel_step_without_an_acting_seat_changes_nothing(game_id):
 
 
 @pytest.mark.parametrize("game_id", GAMES)
+def test_parallel_step_with_an_action_for_no_seat_changes_nothing(game_id):
+    """An action for a name that is no seat (a typo) raises before anything is applied; it
+    was ignored as a non-acting seat's is. Every seat's action, as PettingZoo's loops send
+    them, is still taken."""
+    from cluegym.envs.core import UnknownSeatError
+
+    env = cluegym.env_module(game_id).parallel_env()
+    observations, infos = env.reset(seed=1)
+    before = env.game_record()
+    actions = {seat: _decide(game_id, env, seat, observations[seat], infos[seat]) for seat in env.agents}
+    with pytest.raises(UnknownSeatError, match=f"{game_id} has no seat 'plyer_0'; seats: "):
+        env.step({**actions, "plyer_0": 0})
+    assert env.game_record() == before
+    env.step(actions)  # every seat's action, the acting ones' used
+    assert env.game_record() != before
+
+
+@pytest.mark.parametrize("game_id", GAMES)
 def test_action_mask_is_in_the_observation_and_samples(game_id):
     env = cluegym.env_module(game_id).env()
     env.reset(seed=2)
