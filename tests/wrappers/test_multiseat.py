@@ -97,6 +97,26 @@ def test_parallel_block_decides_together():
     assert infos["bob"]["acting"] and infos["eve"]["acting"]
 
 
+def test_parallel_view_names_no_seat_clearly():
+    """A name that is no learning seat: the spaces raised a bare KeyError, and an action for
+    it (a typo, or a bot's seat) was ignored; now UnknownSeatError, with nothing applied."""
+    from cluegym.envs.core import UnknownSeatError
+
+    env = MultiSeatParallelEnv("decrypto", "bob,eve", opponents={"alice": "random"})
+    observations, _ = env.reset(seed=1)
+    for call in ("observation_space", "action_space"):
+        for name in ("alice", ["bob"]):
+            with pytest.raises(UnknownSeatError, match="decrypto's multi-seat view has no seat"):
+                getattr(env, call)(name)
+    actions = {seat: _first_legal(observations[seat]) for seat in env.agents}
+    before = env.aec.game_env.game_record()
+    with pytest.raises(UnknownSeatError, match="decrypto's multi-seat view has no seat 'alice'; seats: bob, eve"):
+        env.step({**actions, "alice": 0})
+    assert env.aec.game_env.game_record() == before
+    env.step(actions)
+    assert env.aec.game_env.game_record() != before
+
+
 def test_parallel_and_aec_views_play_the_same_games():
     def play_aec(seed):
         env = MultiSeatEnv("undercover", "all")

@@ -20,7 +20,8 @@ class MultiSeatParallelEnv(ParallelEnv):
     Every learning seat stays in ``agents`` until the game ends (PettingZoo's parallel API);
     each step, the learning seats of the rules' current simultaneous block decide together
     (``infos[seat]["acting"]``); the others get a zero observation and an all-zero mask, and
-    their actions are ignored (they may be omitted).
+    their actions are ignored (they may be omitted). An action for a name that is no learning
+    seat raises ``UnknownSeatError`` (nothing is applied), as the spaces do.
     """
 
     metadata = {"name": "cluegym_multiseat_parallel", "render_modes": ["ansi"], "is_parallelizable": True}
@@ -34,10 +35,10 @@ class MultiSeatParallelEnv(ParallelEnv):
         self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> gymnasium.Space:
-        return self.observation_spaces[agent]
+        return self.aec.observation_space(agent)  # UnknownSeatError for a name that is no learning seat
 
     def action_space(self, agent: str) -> gymnasium.Space:
-        return self.action_spaces[agent]
+        return self.aec.action_space(agent)
 
     def _acting(self, rewards: dict[str, float]) -> list[str]:
         """Play the other seats up to the next learning decision; the learning seats of that
@@ -70,12 +71,18 @@ class MultiSeatParallelEnv(ParallelEnv):
 
         Raises:
             KeyError: an acting seat has no action (nothing is applied).
+            UnknownSeatError: an action for a name that is no learning seat (nothing is
+                applied; a typo would otherwise be ignored as a waiting seat's action is).
         """
         if not self.agents:
             raise RuntimeError("the game is over: call reset() to start a new one")
         missing = [seat for seat in self._block if seat not in actions]
         if missing:
             raise KeyError(f"no action for acting seat(s) {missing} (acting now: {self._block})")
+        if len(actions) > len(self._block):  # actions beyond the block's: each must name a learning seat
+            for seat in actions:
+                if seat not in self.action_spaces:
+                    raise self.aec._unknown_seat(seat)
         rewards: dict[str, float] = {}
         rejected: dict[str, str] = {}
         aec, game = self.aec, self.aec.game_env
