@@ -30,6 +30,7 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from cluegym.agents.encoders.vocabulary import top_order  # re-exported: the generators rank with it
+from cluegym.envs.core.seats import seat_get
 from cluegym.envs.core.spaces import mask_space, text_tuple
 from cluegym.envs.core.text import to_charset
 
@@ -57,15 +58,6 @@ def candidate_mask(candidates: Sequence[Any], n: int) -> np.ndarray:
     mask = np.zeros(n, dtype=np.int8)
     mask[: min(len(candidates), n)] = 1
     return mask
-
-
-def _own_space(spaces: Mapping[str, gymnasium.Space], agent: Any) -> gymnasium.Space | None:
-    """``spaces[agent]``, or None where the wrapper keeps none for ``agent`` (an unhashable
-    name included: the wrapped env then raises its own error for it)."""
-    try:
-        return spaces.get(agent)
-    except TypeError:
-        return None
 
 
 class CandidateActions(BaseWrapper):
@@ -120,10 +112,10 @@ class CandidateActions(BaseWrapper):
 
     # ------------------------------------------------------------------ spaces
     def action_space(self, agent: str) -> gymnasium.Space:
-        return _own_space(self._action_spaces, agent) or self.env.action_space(agent)
+        return seat_get(self._action_spaces, agent) or self.env.action_space(agent)
 
     def observation_space(self, agent: str) -> gymnasium.Space:
-        return _own_space(self._observation_spaces, agent) or self.env.observation_space(agent)
+        return seat_get(self._observation_spaces, agent) or self.env.observation_space(agent)
 
     # ------------------------------------------------------------- candidates
     def candidates(self, agent: str) -> list[Any]:
@@ -133,7 +125,7 @@ class CandidateActions(BaseWrapper):
             UnknownSeatError: ``agent`` is no seat of the game (an unhashable name included).
             KeyError: a seat of the game that the wrapper gives no candidates.
         """
-        if _own_space(self._action_spaces, agent) is None:
+        if seat_get(self._action_spaces, agent) is None:
             self.env.action_space(agent)  # the env's own error for a name that is no seat
             raise KeyError(f"seat {agent!r} has no candidates; wrapped seats: {', '.join(self.generators)}")
         if agent not in self._candidates:

@@ -32,6 +32,7 @@ import gymnasium
 from pettingzoo import ParallelEnv
 
 from cluegym.envs.core.base import ClueGameEnv
+from cluegym.envs.core.seats import check_block_actions
 
 __all__ = ["ParallelClueEnv", "parallel_env_factory"]
 
@@ -89,13 +90,7 @@ class ParallelClueEnv(ParallelEnv):
         if not self.agents:
             raise RuntimeError("the game is over: call reset() to start a new one")
         block = self.acting()
-        missing = [seat for seat in block if seat not in actions]
-        if missing:
-            raise KeyError(f"no action for acting seat(s) {missing} (acting now: {list(block)})")
-        if len(actions) > len(block):  # actions beyond the block's: each must name a seat
-            for seat in actions:
-                if seat not in self.action_spaces:
-                    raise self.aec_env._unknown_seat(seat)
+        check_block_actions(actions, block, self.action_spaces, self.aec_env._unknown_seat)
         env = self.aec_env
         rewards = {seat: 0.0 for seat in self.agents}
         for seat in block:

@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -56,3 +56,36 @@ def seat_entry(table: Mapping[str, T], seat: object, unknown: Callable[[object],
         return table[seat]  # type: ignore[index]
     except (KeyError, TypeError):  # TypeError: an unhashable name
         raise unknown(seat) from None
+
+
+def seat_get(table: Mapping[str, T], seat: object) -> T | None:
+    """``table.get(seat)``, None also for an unhashable name (which no table holds): a
+    lookup that any name the caller was given can go through.
+
+    Example:
+        >>> seat_get({"alice": 1}, ["alice"]) is None
+        True
+    """
+    try:
+        return table.get(seat)  # type: ignore[call-overload]
+    except TypeError:  # an unhashable name
+        return None
+
+
+def check_block_actions(actions: Mapping[str, Any], block: Sequence[str], seats: Mapping[str, Any],
+                        unknown: Callable[[object], UnknownSeatError]) -> None:
+    """The checks of a parallel view's ``step(actions)`` before anything is applied: every
+    seat of the acting ``block`` has an action, and every other action names a seat of
+    ``seats`` (a typo would otherwise be ignored, as a waiting seat's action is).
+
+    Raises:
+        KeyError: an acting seat has no action.
+        UnknownSeatError: ``unknown(name)`` for an action whose name is not in ``seats``.
+    """
+    missing = [seat for seat in block if seat not in actions]
+    if missing:
+        raise KeyError(f"no action for acting seat(s) {missing} (acting now: {list(block)})")
+    if len(actions) > len(block):  # actions beyond the block's: each must name a seat
+        for seat in actions:
+            if seat not in seats:
+                raise unknown(seat)

@@ -12,7 +12,7 @@ from pettingzoo import AECEnv
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.envs.core.rng import check_seed, integers
-from cluegym.envs.core.seats import UnknownSeatError, seat_entry
+from cluegym.envs.core.seats import UnknownSeatError, seat_entry, seat_get
 from cluegym.wrappers.seat_task import INDEX_TYPES, last_verdict
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
@@ -268,11 +268,7 @@ class MultiSeatEnv(AECEnv):
         Raises:
             UnknownSeatError: ``seat`` is not a learning seat.
         """
-        try:
-            known = seat in self.observation_spaces
-        except TypeError:  # an unhashable name
-            known = False
-        if not known:
+        if seat_get(self.observation_spaces, seat) is None:
             raise self._unknown_seat(seat)
         pending = self._pending.get(seat)
         if pending is None:

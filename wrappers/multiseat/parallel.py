@@ -9,6 +9,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import ParallelEnv
 
+from cluegym.envs.core.seats import check_block_actions
 from cluegym.wrappers.multiseat.aec import MultiSeatEnv
 
 __all__ = ["MultiSeatParallelEnv"]
@@ -76,13 +77,7 @@ class MultiSeatParallelEnv(ParallelEnv):
         """
         if not self.agents:
             raise RuntimeError("the game is over: call reset() to start a new one")
-        missing = [seat for seat in self._block if seat not in actions]
-        if missing:
-            raise KeyError(f"no action for acting seat(s) {missing} (acting now: {self._block})")
-        if len(actions) > len(self._block):  # actions beyond the block's: each must name a learning seat
-            for seat in actions:
-                if seat not in self.action_spaces:
-                    raise self.aec._unknown_seat(seat)
+        check_block_actions(actions, self._block, self.action_spaces, self.aec._unknown_seat)
         rewards: dict[str, float] = {}
         rejected: dict[str, str] = {}
         aec, game = self.aec, self.aec.game_env
