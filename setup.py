@@ -240,6 +240,24 @@ class BuildExt(build_ext):
             ext.extra_link_args = [*ext.extra_link_args, *link_flags]
         return mode
 
+    def _pgo_stale(self, body: dict[str, Any]) -> list[str] | None:
+        """The instrumented build records the sources its runs train the profile on; a build
+        from that profile lists (and names here) the modules whose source has changed since:
+        GCC builds their changed functions without counts, and nothing else would say so
+        (``cluegym.compiled.pgo_stale_modules``; the benchmarks print it)."""
+        helpers = _compiled_helpers()
+        digests = helpers.manifest_digests(body)
+        if body["pgo"] == "generate":
+            helpers.write_pgo_trained(PGO_DIR, digests)
+        if body["pgo"] != "use":
+            return []
+        stale = helpers.pgo_stale_modules(helpers.pgo_trained_digests(PGO_DIR), digests)
+        if stale:
+            print(f"cluegym: {len(stale)} compiled modules changed since the profile in {PGO_DIR} was trained "
+                  f"and build without its counts where they changed ({', '.join(stale)}): "
+                  "`bash scripts/setup.sh` trains it again")
+        return stale
+
     def run(self) -> None:
         sources = _compiled_sources()
         # Every compiled module's old build goes, compiled now or not: one that does not
@@ -265,6 +283,7 @@ class BuildExt(build_ext):
         if manifest:
             body = {"packages": manifest, "pgo": getattr(self, "pgo_mode", "off"),
                     "pgo_missing": getattr(self, "pgo_missing", [])}
+            body["pgo_stale"] = self._pgo_stale(body)
             path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
         else:
             path.unlink(missing_ok=True)

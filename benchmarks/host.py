@@ -85,6 +85,9 @@ class Host:
         calibration_us: microseconds of :func:`calibration_workload`, best of the repeats.
         interpreter: the interpreter's file, links resolved (a venv's base interpreter's): two
             builds of one version can differ by 1.7x ("" when unknown).
+        build: cluegym's compiled build (:func:`cluegym.compiled.build_summary`): a build
+            that lost its profile-guided optimization for a changed module, or runs an edited
+            one as Python, reads 10-20% slow ("" when not asked or cluegym is not installed).
     """
 
     cpu: str
@@ -92,6 +95,7 @@ class Host:
     python: str
     calibration_us: float
     interpreter: str = ""
+    build: str = ""
 
     def line(self) -> str:
         """One line for a benchmark's output.
@@ -102,6 +106,17 @@ class Host:
         """
         python = f"{self.python} ({self.interpreter})" if self.interpreter else self.python
         return f"host: {self.cpu}, {self.cores} CPUs, {python}; calibration {self.calibration_us:.0f} us (lower: faster host)"
+
+    def lines(self) -> str:
+        """:meth:`line`, and the build's line under it where there is one: what a benchmark
+        prints above its table.
+
+        Example:
+            >>> print(Host("AMD EPYC", 2, "CPython 3.11.2", 1171.0, build="build: 44 modules compiled, plain").lines())
+            host: AMD EPYC, 2 CPUs, CPython 3.11.2; calibration 1171 us (lower: faster host)
+            build: 44 modules compiled, plain
+        """
+        return f"{self.line()}\n{self.build}" if self.build else self.line()
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
@@ -139,8 +154,9 @@ def _interpreter() -> str:
     return os.path.realpath(path) if path else ""
 
 
-def describe_host(repeats: int = 20) -> Host:
-    """The :class:`Host` this process runs on, its calibration timed ``repeats`` times.
+def describe_host(repeats: int = 20, build: bool = True) -> Host:
+    """The :class:`Host` this process runs on, its calibration timed ``repeats`` times;
+    ``build``: with cluegym's build (:attr:`Host.build`).
 
     Raises:
         ValueError: ``repeats`` below 1.
@@ -156,7 +172,17 @@ def describe_host(repeats: int = 20) -> Host:
         if checksum != CALIBRATION_CHECKSUM:
             raise RuntimeError(f"calibration checksum {checksum}, expected {CALIBRATION_CHECKSUM}")
     python = f"{platform.python_implementation()} {platform.python_version()}"
-    return Host(_cpu_name(), _cores(), python, best * 1e6, _interpreter())
+    return Host(_cpu_name(), _cores(), python, best * 1e6, _interpreter(), _build() if build else "")
+
+
+def _build() -> str:
+    """:func:`cluegym.compiled.build_summary`, or "" where cluegym is not importable (this
+    module runs as a script before it is installed)."""
+    try:
+        from cluegym.compiled import build_summary  # noqa: PLC0415 - see the docstring
+    except ImportError:
+        return ""
+    return build_summary()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -166,8 +192,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args not in ([], ["--probe"]):
         raise SystemExit("usage: python benchmarks/host.py [--probe]")
-    host = describe_host()
-    print(f"{round(host.calibration_us)} {host.interpreter}" if args else host.line())
+    host = describe_host(build=not args)
+    print(f"{round(host.calibration_us)} {host.interpreter}" if args else host.lines())
 
 
 if __name__ == "__main__":

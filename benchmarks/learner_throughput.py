@@ -693,7 +693,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no learner benchmark for {unknown or args.games!r}; choose from {', '.join(SETUPS)}")
 
     limit_threads(args.threads)
-    print(describe_host().line())
+    print(describe_host().lines())
     unit = "CPU-second" if args.cpu_time else "wall-clock second"
     print(f"median of {args.rounds} interleaved rounds of {args.seconds:g} s per row; "
           f"env steps/s: game env step() calls, every seat; decisions/s: the learners' choices; "

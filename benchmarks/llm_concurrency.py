@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = run(args.delay, args.levels, args.max_turns, args.games, args.waves, args.http_client)
     for r in rows:
         r["host"] = host.as_dict()
-    print(host.line())
+    print(host.lines())
     print(f"Decrypto, llm agents in 3 seats, fake server delay {args.delay}s, http_client={args.http_client}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     print(f"{'concurrency':>11} {'games':>6} {'wall_s':>7} {'games/s':>8} {'req/s':>7} {'cpu_ms/req':>10} "

@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     host = describe_host()
     rows = run(games, args.seconds, args.rounds, peers, clock, progress=not args.no_progress)
     text, records = table(rows)
-    print(host.line())
+    print(host.lines())
     print(f"median of {args.rounds} rounds of {args.seconds:g} s ({'CPU' if args.cpu_time else 'wall'} time)")
     print(text)
     scaled = dixit_floors_scaled(records)

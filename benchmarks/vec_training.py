@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch  # deferred: heavy
 
     torch.set_num_threads(1)  # the main process as a training run sets it (TrainConfig.torch_threads)
-    print(describe_host().line())
+    print(describe_host().lines())
     who = "random players" if args.random_opponents else "the default opponents (DEFAULT_AGENTS)"
     print(f"MaskablePPO, {args.n_envs} envs, {args.steps} decisions timed after a warm-up rollout, against {who}")
     print(f"{'game':<11} {'vec':<8} {'worker threads':>14} {'decisions':>9} {'wall s':>7} {'decisions/s':>11}")

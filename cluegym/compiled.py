@@ -213,6 +213,104 @@ def _build_mode(body: dict[str, Any]) -> str:
     return mode if mode in ("generate", "use") else "off"
 
 
+#: What the profile-guided build's profile was trained on, beside its counts: the compiled
+#: modules' source digests of the instrumented build (setup.py writes it; see :func:`pgo_stale_modules`).
+PGO_TRAINED_NAME = "trained.json"
+
+
+def manifest_digests(body: dict[str, Any]) -> dict[str, str]:
+    """Each compiled module of a manifest (already read) -> the digest of the source it was
+    built from (:func:`source_digest`); ``{}`` for a manifest without modules."""
+    try:
+        return {name: entry["sha256"] for entries in body["packages"].values() for name, entry in entries.items()}
+    except (KeyError, TypeError, AttributeError):
+        return {}
+
+
+def write_pgo_trained(profile_dir: Path, digests: dict[str, str]) -> None:
+    """Record, in ``profile_dir``, the source digests of the instrumented build whose runs
+    train the profile (``digests``: :func:`manifest_digests` of its manifest)."""
+    profile_dir.mkdir(parents=True, exist_ok=True)
+    (profile_dir / PGO_TRAINED_NAME).write_text(json.dumps({"modules": digests}, indent=1, sort_keys=True) + "\n")
+
+
+def pgo_trained_digests(profile_dir: Path) -> dict[str, str] | None:
+    """The source digests the profile in ``profile_dir`` was trained on (see
+    :func:`write_pgo_trained`); None where they were not recorded or cannot be read."""
+    modules = _manifest_body(profile_dir / PGO_TRAINED_NAME).get("modules")
+    if not isinstance(modules, dict) or not all(isinstance(v, str) for v in modules.values()):
+        return None
+    return modules
+
+
+def pgo_stale_modules(trained: dict[str, str] | None, built: dict[str, str]) -> list[str] | None:
+    """The modules of a profile-guided ``use`` build whose source is not the one the profile
+    was trained on (``trained``: :func:`pgo_trained_digests`; ``built``: :func:`manifest_digests`
+    of the build), sorted; None where the trained sources are unknown.
+
+    GCC builds such a module's changed functions without their counts (as a plain build), so a
+    benchmark on it reads slow: ``scripts/setup.sh`` trains the profile again whenever a source
+    changed, while a plain ``pip install -e .`` keeps the old one.
+
+    Example:
+        >>> pgo_stale_modules({"a": "1", "b": "2"}, {"a": "1", "b": "3", "c": "4"})
+        ['b', 'c']
+        >>> pgo_stale_modules(None, {"a": "1"}) is None
+        True
+    """
+    if trained is None:
+        return None
+    return sorted(name for name, digest in built.items() if trained.get(name) != digest)
+
+
+def _names(modules: list[str], most: int = 4) -> str:
+    """Up to ``most`` module names without the ``cluegym.`` prefix, then how many more."""
+    shown = [m.removeprefix("cluegym.") for m in modules[:most]]
+    more = f" and {len(modules) - most} more" if len(modules) > most else ""
+    return ", ".join(shown) + more
+
+
+def build_summary(manifest: Path | None = None) -> str:
+    """One line on the compiled build that runs the game layer: how many modules, whether it
+    is the profile-guided build, and which modules run slower than a fresh
+    ``scripts/setup.sh`` would make them (changed since the profile was trained; edited since
+    the build, so running as Python). The throughput benchmarks print it under the host's
+    line: a figure from such a build is not the project's.
+
+    Args:
+        manifest: the build's manifest (default: the installed ``cluegym/_compiled.json``).
+
+    Example:
+        >>> build_summary().startswith("build: ")
+        True
+    """
+    if os.environ.get(OFF_SWITCH, "") not in ("", "0"):
+        return f"build: the sources run as Python ({OFF_SWITCH} is set)"
+    body = _manifest_body(manifest or Path(__file__).with_name(MANIFEST_NAME))
+    modules = _manifest_modules(body)
+    if not modules:
+        return "build: nothing compiled (the sources run as Python)"
+    mode = _build_mode(body)
+    parts = [f"build: {len(modules)} modules compiled, " + {
+        "use": "profile-guided",
+        "generate": "instrumented (the profile-guided build's training build: ~20% slower)",
+        "off": "plain (not profile-guided)",
+    }[mode]]
+    stale = body.get("pgo_stale") if mode == "use" else []
+    if stale is None or not isinstance(stale, list):
+        parts.append("the sources its profile was trained on were not recorded")
+    elif stale:
+        parts.append(f"{len(stale)} changed since its profile was trained, without its counts where they "
+                     f"changed ({_names(stale)})")
+    edited = sorted(name for name, (source, build, digest) in modules.items()
+                    if not build.is_file() or not source.is_file() or source_digest(source) != digest)
+    if edited:
+        parts.append(f"{len(edited)} edited since the build, running as Python ({_names(edited)})")
+    if stale or edited:
+        parts.append("`bash scripts/setup.sh` builds and trains them again")
+    return "; ".join(parts)
+
+
 def instrumented_build_warning(mode: str, switch: str | None) -> str | None:
     """What ``import cluegym`` warns when the installed build is the profile-guided build's
     instrumented one (``mode`` ``"generate"``: a ``scripts/setup.sh`` stopped before its

@@ -18,9 +18,10 @@ import pytest
 
 import cluegym
 from cluegym.compiled import (
-    MANIFEST_NAME, OFF_SWITCH, PGO_OFF_VALUES, PGO_SWITCH, CompiledModuleFinder, compiled_modules, install,
-    instrumented_build_warning, pgo_asked, pgo_build_mode, pgo_flags, pgo_profile_path, pgo_requested, read_manifest,
-    source_digest,
+    MANIFEST_NAME, OFF_SWITCH, PGO_OFF_VALUES, PGO_SWITCH, PGO_TRAINED_NAME, CompiledModuleFinder, build_summary,
+    compiled_modules, install, instrumented_build_warning, manifest_digests, pgo_asked, pgo_build_mode, pgo_flags,
+    pgo_profile_path, pgo_requested, pgo_stale_modules, pgo_trained_digests, read_manifest, source_digest,
+    write_pgo_trained,
 )
 
 MANIFEST = Path(cluegym.compiled.__file__).with_name(MANIFEST_NAME)
@@ -275,6 +276,73 @@ def test_the_installed_game_layer_is_the_profile_guided_build():
         for module in ("env", "rules"):
             assert f"cluegym.envs.{game}.{module}" not in missing, f"no profile for cluegym.envs.{game}.{module}"
     assert not {"cluegym.envs.core.base", "cluegym.envs.core.record", "cluegym.envs.core._digest"} & missing
+    # The build says which modules changed since the profile was trained (their changed
+    # functions build without counts): what setup.py computed from the record of the
+    # instrumented build, which scripts/setup.sh's training leaves beside the counts.
+    profile = Path(cluegym.__file__).resolve().parents[1] / "build" / "pgo"
+    if not (profile / "key").is_file():
+        pytest.skip("not a checkout built by scripts/setup.sh: no profile in build/pgo")
+    trained = pgo_trained_digests(profile)
+    assert trained is not None, (f"no {PGO_TRAINED_NAME} beside the profile in {profile} (a profile trained before "
+                                 "cluegym recorded its sources): run `CLUEGYM_PGO=generate bash scripts/setup.sh`")
+    assert manifest["pgo_stale"] == pgo_stale_modules(trained, manifest_digests(manifest))
+
+
+def _fake_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **body: object) -> Path:
+    """An importable package ``fakepkg`` with two modules, each with a file standing for its
+    build, and a manifest of them (``body``: its other keys) that :func:`build_summary` reads."""
+    package = tmp_path / "fakepkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    entries = {}
+    for name in ("rules", "state"):
+        (package / f"{name}.py").write_text(f"NAME = {name!r}\n")
+        (package / f"{name}{BUILD_SUFFIX}").write_bytes(b"")
+        entries[f"fakepkg.{name}"] = {"source": f"{name}.py", "build": f"{name}{BUILD_SUFFIX}",
+                                      "sha256": source_digest(package / f"{name}.py")}
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(OFF_SWITCH, raising=False)
+    manifest = tmp_path / MANIFEST_NAME
+    manifest.write_text(json.dumps({"packages": {"fakepkg": entries}, **body}))
+    return manifest
+
+
+def test_the_build_summary_names_what_runs_slower_than_a_fresh_setup(tmp_path, monkeypatch):
+    # A benchmark prints it under the host: a module changed since the profile's training
+    # builds without counts, one edited since the build runs as Python (10-20% slower each).
+    manifest = _fake_package(tmp_path, monkeypatch, pgo="use", pgo_stale=[])
+    assert build_summary(manifest) == "build: 2 modules compiled, profile-guided"
+    body = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**body, "pgo_stale": ["fakepkg.rules"]}))
+    assert build_summary(manifest) == ("build: 2 modules compiled, profile-guided; 1 changed since its profile was "
+                                       "trained, without its counts where they changed (fakepkg.rules); "
+                                       "`bash scripts/setup.sh` builds and trains them again")
+    (tmp_path / "fakepkg" / "state.py").write_text("NAME = 'edited'\n")
+    assert "; 1 edited since the build, running as Python (fakepkg.state); `bash" in build_summary(manifest)
+    for written, said in (({"pgo": "use"}, "profile-guided; the sources its profile was trained on were not recorded"),
+                          ({"pgo": "generate"}, "instrumented (the profile-guided build's training build"),
+                          ({}, "plain (not profile-guided)")):
+        manifest.write_text(json.dumps({"packages": body["packages"], **written}))
+        assert build_summary(manifest).startswith(f"build: 2 modules compiled, {said}"), written
+    monkeypatch.setenv(OFF_SWITCH, "1")
+    assert build_summary(manifest) == f"build: the sources run as Python ({OFF_SWITCH} is set)"
+    monkeypatch.setenv(OFF_SWITCH, "0")
+    assert build_summary(tmp_path / "none.json") == "build: nothing compiled (the sources run as Python)"
+
+
+def test_the_profiles_trained_sources_are_recorded_and_compared(tmp_path):
+    profile = tmp_path / "pgo"
+    assert pgo_trained_digests(profile) is None  # no record: unknown, not "nothing changed"
+    write_pgo_trained(profile, {"m.a": "1", "m.b": "2"})
+    trained = pgo_trained_digests(profile)
+    assert trained == {"m.a": "1", "m.b": "2"}
+    assert pgo_stale_modules(trained, {"m.a": "1", "m.b": "2"}) == []
+    assert pgo_stale_modules(trained, {"m.b": "3", "m.a": "1", "m.c": "4"}) == ["m.b", "m.c"]  # changed, new
+    assert pgo_stale_modules(None, {"m.a": "1"}) is None
+    (profile / PGO_TRAINED_NAME).write_text(json.dumps({"modules": ["m.a"]}))
+    assert pgo_trained_digests(profile) is None
+    body = {"packages": {"p": {"p.a": {"source": "a.py", "build": "a.so", "sha256": "1"}}}, "pgo": "use"}
+    assert manifest_digests(body) == {"p.a": "1"} and manifest_digests({}) == {}
 
 
 def test_an_edit_to_one_typed_module_runs_its_whole_group_as_python(tmp_path):

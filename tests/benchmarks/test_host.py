@@ -40,6 +40,18 @@ def test_line_names_the_interpreter_file_when_known():
     assert host.as_dict()["interpreter"] == "/usr/bin/python3.11"
 
 
+def test_the_host_carries_the_build_its_figures_came_from():
+    # A build that lost its profile-guided optimization or runs an edited module as Python
+    # reads 10-20% slow: each throughput benchmark prints the build's line under the host's.
+    from cluegym.compiled import build_summary
+
+    host = describe_host(repeats=1)
+    assert host.build == build_summary() and host.build.startswith("build: ")
+    assert host.lines() == f"{host.line()}\n{host.build}" and host.as_dict()["build"] == host.build
+    assert describe_host(repeats=1, build=False).build == ""
+    assert Host("X", 2, "CPython 3.11.2", 1171.0).lines() == Host("X", 2, "CPython 3.11.2", 1171.0).line()
+
+
 def test_describe_host_names_this_interpreter_resolved():
     import os
     import sys

@@ -23,9 +23,10 @@ def test_table_has_peers_ratios_and_floors(tmp_path, capsys):
                             "--no-progress", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "x Taboo-v0" in text and REFERENCE_PEER in text and "taboo (no digests)" in text
-    assert text.startswith("host: ")
+    assert text.startswith("host: ") and text.splitlines()[1].startswith("build: ")  # what the figures ran on
     written = json.loads(out.read_text())
     assert written["host"]["cores"] >= 1 and written["dixit_floors_scaled"] is None  # no dixit row
+    assert written["host"]["build"] == text.splitlines()[1]
     rows = {(r["env"], r["digests"]): r for r in written["rows"]}
     reference = rows[(REFERENCE_PEER, None)]
     assert reference["ratio_to_textarena_taboo"] == pytest.approx(1.0)

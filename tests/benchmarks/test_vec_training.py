@@ -11,8 +11,8 @@ def test_each_configuration_trains_and_prints_its_rate(capsys):
     assert main(["--games", "decrypto", "--steps", "64", "--n-envs", "2", "--random-opponents",
                  "--worker-threads", "1,default"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("host: ") and "against random players" in lines[1]
-    rows = [line.split() for line in lines[3:]]
+    assert lines[0].startswith("host: ") and lines[1].startswith("build: ") and "against random players" in lines[2]
+    rows = [line.split() for line in lines[4:]]
     assert [(r[0], r[1], r[2]) for r in rows] == [("decrypto", "dummy", "-"), ("decrypto", "subproc", "1"),
                                                   ("decrypto", "subproc", "default")]
     for row in rows:
