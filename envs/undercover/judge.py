@@ -170,7 +170,8 @@ def _synset(data, offset: int) -> tuple[list[str], str, list[int]]:
     pointers = int(fields[at])
     related = []
     for i in range(pointers):
-        symbol, target, pos = fields[at + 1 + 4 * i: at + 4 + 4 * i]
+        start = at + 1 + 4 * i  # fields by index: Cython crashes on unpacking this slice
+        symbol, target, pos = fields[start], fields[start + 1], fields[start + 2]
         if symbol in _PROFILE_POINTERS and pos == "n":
             related.append(int(target))
     return lemmas, gloss.strip(), related
