@@ -297,7 +297,7 @@ def build_summary(manifest: Path | None = None) -> str:
         "off": "plain (not profile-guided)",
     }[mode]]
     stale = body.get("pgo_stale") if mode == "use" else []
-    if stale is None or not isinstance(stale, list):
+    if not isinstance(stale, list):  # None: a build from a profile whose sources were not recorded
         parts.append("the sources its profile was trained on were not recorded")
     elif stale:
         parts.append(f"{len(stale)} changed since its profile was trained, without its counts where they "
