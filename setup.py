@@ -101,17 +101,10 @@ PGO_BUILD_TEMP = ROOT / "build" / "pgo-objects"
 
 def _compiled_sources() -> dict[str, tuple[str, Path]]:
     """The compiled modules: dotted name -> (its package, its .py file)."""
-    sources = {}
-    for package, folder in SOURCE_FOLDERS.items():
-        root = ROOT / folder
-        for path in sorted(root.rglob("*.py")):
-            parts = path.relative_to(root).with_suffix("").parts
-            if path.name == "__init__.py" or {"__pycache__", "data"} & set(parts[:-1]):
-                continue
-            if package in TYPED_ONLY_PACKAGES and not path.with_suffix(".pxd").is_file():
-                continue
-            sources[".".join([package, *parts])] = (package, path)
-    return sources
+    package_modules = _compiled_helpers().package_modules
+    return {name: (package, path)
+            for package, folder in SOURCE_FOLDERS.items()
+            for name, path in package_modules(package, ROOT / folder, package in TYPED_ONLY_PACKAGES).items()}
 
 
 @functools.lru_cache(maxsize=1)

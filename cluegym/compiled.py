@@ -155,6 +155,27 @@ def source_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
+def package_modules(package: str, folder: Path, typed_only: bool = False) -> dict[str, Path]:
+    """The modules of ``package`` (its sources in ``folder``) that the build compiles: dotted
+    name -> source, every ``.py`` under ``folder`` but the packages' ``__init__.py`` and what
+    sits in ``__pycache__`` or ``data`` folders; with ``typed_only``, only the modules with a
+    ``.pxd`` beside them. setup.py compiles these, and the tests check that each one was.
+
+    Example:
+        >>> sorted(package_modules("cluegym.envs", Path("envs")))[:2]  # doctest: +SKIP
+        ['cluegym.envs.core.base', 'cluegym.envs.core.cython_fallback']
+    """
+    modules = {}
+    for path in sorted(folder.rglob("*.py")):
+        parts = path.relative_to(folder).with_suffix("").parts
+        if path.name == "__init__.py" or {"__pycache__", "data"} & set(parts[:-1]):
+            continue
+        if typed_only and not path.with_suffix(".pxd").is_file():
+            continue
+        modules[".".join([package, *parts])] = path
+    return modules
+
+
 class CompiledModuleFinder(importlib.abc.MetaPathFinder):
     """Finds the compiled modules of a manifest: the build while its source is unchanged,
     else the source (with a warning), and every source while :data:`OFF_SWITCH` is set.

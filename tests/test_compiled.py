@@ -19,7 +19,8 @@ import pytest
 import cluegym
 from cluegym.compiled import (
     MANIFEST_NAME, OFF_SWITCH, PGO_OFF_VALUES, PGO_SWITCH, PGO_TRAINED_NAME, CompiledModuleFinder, build_summary,
-    compiled_modules, install, instrumented_build_warning, manifest_digests, pgo_asked, pgo_build_mode, pgo_flags,
+    compiled_modules, install, instrumented_build_warning, manifest_digests, package_modules, pgo_asked, pgo_build_mode,
+    pgo_flags,
     pgo_profile_path, pgo_requested, pgo_stale_modules, pgo_trained_digests, read_manifest, source_digest,
     write_pgo_trained,
 )
@@ -129,11 +130,20 @@ def test_the_installed_game_layer_runs_compiled():
     # install only prints "is not compiled" among pip's lines (envs/core/hints.py's conditional
     # tuple and envs/undercover/judge.py's unpacked slice did, until the forty-first pass).
     envs = Path(importlib.util.find_spec("cluegym.envs").submodule_search_locations[0])
-    game_layer = {"cluegym.envs." + ".".join(path.relative_to(envs).with_suffix("").parts)
-                  for path in envs.rglob("*.py")
-                  if path.name != "__init__.py" and not {"__pycache__", "data"} & set(path.relative_to(envs).parts[:-1])}
+    game_layer = set(package_modules("cluegym.envs", envs))  # what setup.py compiles
     assert sorted(game_layer - set(modules)) == [], "not compiled: `pip install -v --no-deps -e .` prints why"
 
+
+
+def test_package_modules_lists_what_the_build_compiles(tmp_path):
+    # setup.py's list of the modules to compile, and the check above that each one was.
+    for relative in ("__init__.py", "env.py", "core/__init__.py", "core/base.py", "core/base.pxd",
+                     "game/data/words.py", "core/__pycache__/old.py"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("")
+    assert package_modules("pkg", tmp_path) == {"pkg.core.base": tmp_path / "core" / "base.py",
+                                                "pkg.env": tmp_path / "env.py"}
+    assert list(package_modules("pkg", tmp_path, typed_only=True)) == ["pkg.core.base"]
 
 
 GCC_VERSION = "gcc (Debian 12.2.0-14) 12.2.0\nCopyright (C) 2022 Free Software Foundation, Inc.\n"
