@@ -176,6 +176,13 @@ def package_modules(package: str, folder: Path, typed_only: bool = False) -> dic
     return modules
 
 
+def runs_built(source: Path, build: Path, digest: str) -> bool:
+    """Whether a manifest's module runs its build: the build and the source are there and the
+    source is the one it was built from (``digest``, :func:`source_digest`); else the source
+    runs as Python (:class:`CompiledModuleFinder`)."""
+    return build.is_file() and source.is_file() and source_digest(source) == digest
+
+
 class CompiledModuleFinder(importlib.abc.MetaPathFinder):
     """Finds the compiled modules of a manifest: the build while its source is unchanged,
     else the source (with a warning), and every source while :data:`OFF_SWITCH` is set.
@@ -198,14 +205,15 @@ class CompiledModuleFinder(importlib.abc.MetaPathFinder):
         if not source.is_file():  # deleted since the build: its build must not stand in for it
             raise ModuleNotFoundError(f"No module named {fullname!r} (its source is gone; its old build is ignored)",
                                       name=fullname)
-        if os.environ.get(OFF_SWITCH, "") in ("", "0") and build.is_file():
-            if source_digest(source) == digest:
+        if os.environ.get(OFF_SWITCH, "") in ("", "0"):
+            if runs_built(source, build, digest):
                 return importlib.util.spec_from_file_location(fullname, build)
-            warnings.warn(
-                f"{fullname}{' (or a typed module of its package)' if source.with_suffix('.pxd').is_file() else ''} "
-                f"was edited since it was compiled: running its Python source "
-                f"(rebuild with `pip install -e .` for the compiled speed)", RuntimeWarning, stacklevel=2,
-            )
+            if build.is_file():  # built from another source
+                warnings.warn(
+                    f"{fullname}{' (or a typed module of its package)' if source.with_suffix('.pxd').is_file() else ''} "
+                    f"was edited since it was compiled: running its Python source "
+                    f"(rebuild with `pip install -e .` for the compiled speed)", RuntimeWarning, stacklevel=2,
+                )
         return importlib.util.spec_from_file_location(fullname, source)
 
 
@@ -323,8 +331,7 @@ def build_summary(manifest: Path | None = None) -> str:
     elif stale:
         parts.append(f"{len(stale)} changed since its profile was trained, without its counts where they "
                      f"changed ({_names(stale)})")
-    edited = sorted(name for name, (source, build, digest) in modules.items()
-                    if not build.is_file() or not source.is_file() or source_digest(source) != digest)
+    edited = sorted(name for name, entry in modules.items() if not runs_built(*entry))
     if edited:
         parts.append(f"{len(edited)} edited since the build, running as Python ({_names(edited)})")
     if stale or edited:

@@ -20,8 +20,7 @@ import cluegym
 from cluegym.compiled import (
     MANIFEST_NAME, OFF_SWITCH, PGO_OFF_VALUES, PGO_SWITCH, PGO_TRAINED_NAME, CompiledModuleFinder, build_summary,
     compiled_modules, install, instrumented_build_warning, manifest_digests, package_modules, pgo_asked, pgo_build_mode,
-    pgo_flags,
-    pgo_profile_path, pgo_requested, pgo_stale_modules, pgo_trained_digests, read_manifest, source_digest,
+    pgo_flags, pgo_profile_path, pgo_requested, pgo_stale_modules, pgo_trained_digests, read_manifest, source_digest,
     write_pgo_trained,
 )
 
@@ -132,7 +131,6 @@ def test_the_installed_game_layer_runs_compiled():
     envs = Path(importlib.util.find_spec("cluegym.envs").submodule_search_locations[0])
     game_layer = set(package_modules("cluegym.envs", envs))  # what setup.py compiles
     assert sorted(game_layer - set(modules)) == [], "not compiled: `pip install -v --no-deps -e .` prints why"
-
 
 
 def test_package_modules_lists_what_the_build_compiles(tmp_path):
