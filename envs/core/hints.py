@@ -114,7 +114,9 @@ def _match(value: Any, annotation: Any, convert: bool) -> tuple[bool, Any]:  # n
     if is_union(annotation):
         if type(None) in args and isinstance(value, str) and value.strip().lower() in NONE_WORDS and convert:
             return True, None
-        for passes_convert in (False, True):  # every member as it is first, then converting
+        # Every member as it is first, then converting. A loop with a break, not a conditional
+        # between two tuples: Cython refuses that conditional (the module ran as Python).
+        for passes_convert in (False, True):
             if passes_convert and not convert:
                 break
             for member in args:
