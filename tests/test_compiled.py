@@ -472,12 +472,19 @@ def test_the_typed_modules_run_as_python_without_cython():
     assert runs[0][1] == runs[1][1]
 
 
-def _fake_python(folder: Path, name: str, calibration: int | None, *, hosts_venv: bool = True) -> Path:
+def _fake_python(folder: Path, name: str, calibration: int | list[int] | None, *, hosts_venv: bool = True) -> Path:
     """A stand-in interpreter for setup.sh's choice: it answers the probe (its calibration and
-    its file; None: it cannot run it) and whether it can host a venv, and stops setup.sh where
-    the venv would be made (exit 3) or, as a venv's python, at its first pip (exit 5)."""
+    its file; a list: one value a probe, in turn, the last one after; None: it cannot run it)
+    and whether it can host a venv, and stops setup.sh where the venv would be made (exit 3)
+    or, as a venv's python, at its first pip (exit 5)."""
     fake = folder / name
-    timed = "exit 1" if calibration is None else f"echo {calibration} /fake/{name}"
+    if calibration is None:
+        timed = "exit 1"
+    else:
+        values = " ".join(str(value) for value in ([calibration] if isinstance(calibration, int) else calibration))
+        counter = folder / f"{name}.probes"  # how many probes it has answered
+        timed = (f'values=({values}); n=$(cat "{counter}" 2>/dev/null || echo 0); echo $((n + 1)) > "{counter}"; '
+                 f'[ "$n" -lt ${{#values[@]}} ] || n=$((${{#values[@]}} - 1)); echo "${{values[$n]}} /fake/{name}"')
     fake.write_text(f"""#!/usr/bin/env bash
 case "$*" in
   *"benchmarks/host.py --probe"*) {timed} ;;
@@ -504,6 +511,9 @@ def _choice_env(bin_dir: Path, system: Path) -> dict[str, str]:
     (2000, 1900, None, "python3", None),  # within 1.2x: python3 on PATH stays
     (2000, 1000, "python3", "python3", None),  # PYTHON chosen: no comparison
     (None, 1000, None, "system", "faster than python3 on PATH (which could not be timed)"),
+    # A noisy first pair (the system's probe slowed by the host): each keeps its best of three.
+    ([837, 829, 900], [1155, 621, 700], None, "system", "on pure Python 1.3x as fast as python3 on PATH"),
+    ([1000, 1900, 2000], [1500, 1100, 1000], None, "python3", None),  # best against best: 1000 vs 1000
 ])
 def test_setup_sh_makes_the_venv_with_the_faster_interpreter(tmp_path, path_us, system_us, asked, expected, said):
     bin_dir = _setup_sh_copy(tmp_path)
