@@ -178,14 +178,41 @@ class SeatTask:
             return raw.astype(bool)  # the games' masks: one call, a new array
         return np.asarray(raw, dtype=bool).reshape(-1)[: self.n_actions]
 
+    def choice_error(self, index: int, candidates: Sequence[Any] | None) -> str | None:
+        """Why ``index`` is no choice of this decision (None: it is one): outside the task's
+        ``0..n_actions - 1``, or past the decision's candidates (a task with candidates
+        offers as many choices as it has candidates, up to ``n_actions``).
+
+        Such a choice has no env action (:meth:`env_action` gives None, which every game
+        rejects, counting it as its rejected moves); the views report this reason instead of
+        the game's (which is about the None it was given).
+
+        Example:
+            >>> task = make_task("taboo", "defender", speaker="random")
+            >>> task.choice_error(3, ["", "sea", "ship"])
+            'choice 3 names no candidate: this decision offers choices 0..2'
+        """
+        if not 0 <= index < self.n_actions:
+            return f"choice {index} is out of range 0..{self.n_actions - 1}"
+        if candidates is not None and index >= len(candidates):
+            offered = f"choices 0..{len(candidates) - 1}" if candidates else "no choice"
+            return f"choice {index} names no candidate: this decision offers {offered}"
+        return None
+
     def env_action(self, index: int, observation: dict[str, Any], info: dict[str, Any],
                    candidates: Sequence[Any] | None, delegate: Any = None) -> Any:
         """The env action for the learner's choice ``index``; with ``combine``, joined with
-        what ``delegate`` (the agent playing :attr:`delegate`) answers to the same view."""
+        what ``delegate`` (the agent playing :attr:`delegate`) answers to the same view.
+
+        None for an index that is no choice of this decision (:meth:`choice_error`): never
+        combined, so that a combining task does not turn it into a move (Taboo's would have
+        made it the defender's "no guess")."""
+        if not 0 <= index < self.n_actions or (candidates is not None and index >= len(candidates)):
+            return None  # the game rejects it; choice_error says why
         if self.to_env_action is not None:
             action = self.to_env_action(index, observation, info, candidates)
         elif candidates is not None:
-            action = candidates[index] if 0 <= index < len(candidates) else None
+            action = candidates[index]
         else:
             action = int(index)
         if self.combine is None:

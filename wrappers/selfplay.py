@@ -20,7 +20,9 @@ Rewards are the seat's game rewards, plus optional potential-based shaping
 and, when a game ends, ``info["game_return"]`` its unshaped total and ``info["game_result"]``
 the game's result for its ``metrics()``. An action the env rejects (e.g. a masked choice from
 an algorithm without masks) costs ``invalid_action_penalty``; the seat then acts again, and
-after ``max_retries`` rejections the game's documented fallback applies.
+after ``max_retries`` rejections the game's documented fallback applies. A choice the decision
+does not offer (outside ``0..n - 1``, or past its candidates) is rejected the same way, with
+``info["rejected"]`` saying so (:meth:`~cluegym.wrappers.seat_task.SeatTask.choice_error`).
 
 Example:
     >>> from sb3_contrib import MaskablePPO
@@ -311,6 +313,8 @@ class SelfPlayEnv(gymnasium.Env):
         self.aec.step(env_action)
         reward = self._collect()
         error, fell_back = last_verdict(self.raw, self.seat)
+        if error is not None:  # a choice the decision does not offer: the view's reason, not the game's
+            error = self.task.choice_error(int(action), cands) or error
         retry = not fell_back and self.raw.agent_selection == self.seat and error is not None
         rejected = error if (retry or fell_back) else None
         self._invalid += rejected is not None
@@ -326,6 +330,8 @@ class SelfPlayEnv(gymnasium.Env):
         info["unshaped_reward"] = reward
         if rejected is not None:
             info["rejected"] = rejected
+            if "error" in info:  # the seat decides again: its error is the rejection's reason
+                info["error"] = rejected
         if terminated:
             info["game_return"] = self._game_return
             info["game_result"] = self.raw.game_result()

@@ -88,6 +88,20 @@ def test_a_masked_choice_is_rejected_then_asked_again():
     assert env.rewards["guesser"] == -0.5
 
 
+@pytest.mark.parametrize("choice, reason", [
+    (10, "choice 10 is out of range 0..7"),  # a padded choice: Eve's codes make the space 24 wide
+    (30, "choice 30 is out of range 0..7"),  # outside the space too
+])
+def test_a_choice_the_seat_does_not_have_is_rejected_with_the_views_reason(choice, reason):
+    env = MultiSeatEnv("decrypto", "alice,eve", opponents={"bob": "random"}, invalid_action_penalty=-0.5)
+    env.reset(seed=0)
+    assert env.agent_selection == "alice" and env.action_space("alice").n == 24
+    state = env.game_env.state
+    env.step(choice)
+    assert env.agent_selection == "alice" and env.infos["alice"]["rejected"] == reason
+    assert env.rewards["alice"] == -0.5 and env.game_env.state is state
+
+
 def test_parallel_block_decides_together():
     env = MultiSeatParallelEnv("decrypto", "bob,eve", opponents={"alice": "random"})
     observations, infos = env.reset(seed=1)

@@ -151,6 +151,50 @@ def test_a_masked_choice_is_rejected_not_applied():
     assert info["error"] == info["rejected"]
 
 
+@pytest.mark.parametrize("game, seat, task_options", [
+    ("taboo", "defender", {"speaker": "random"}),  # candidates, combined with the delegate's utterance
+    ("decrypto", "alice", {}),  # candidates
+    ("decrypto", "eve", {}),  # the game's own codes
+    ("undercover", "player_0", {"speaker": "random"}),
+])
+@pytest.mark.parametrize("choice", [-1, 99])
+def test_a_choice_out_of_range_is_rejected_with_the_views_reason(game, seat, task_options, choice):
+    """An index outside the action space changes nothing but the retry count, costs the
+    penalty, and says so; Taboo's defender once took it as "no guess" and played on."""
+    env = SelfPlayEnv(game, seat, opponents={"*": "random"}, task_options=task_options, invalid_action_penalty=-0.5)
+    env.reset(seed=3)
+    state, steps = env.raw.state, len(env.raw.game_record()["steps"])
+    _, reward, terminated, _, info = env.step(choice)
+    n = env.action_space.n
+    assert info["rejected"] == f"choice {choice} is out of range 0..{n - 1}" == info["error"]
+    assert reward == -0.5 and not terminated and env.raw.agent_selection == seat
+    assert env.raw.state is state, "nothing of the game changed"
+    record = env.raw.game_record()
+    assert len(record["steps"]) == steps + 1 and record["steps"][-1]["error"], "the game counted one rejected move"
+
+
+def test_a_choice_past_the_candidates_is_rejected_not_played():
+    """A Taboo decision with 3 candidates: choice 5 is in the action space but names no
+    candidate; it is rejected (not the defender's "no guess"), and a choice that names one
+    plays."""
+    from dataclasses import replace
+
+    from cluegym.wrappers.selfplay import make_task
+
+    task = make_task("taboo", "defender", speaker="random")
+    offered = task.candidates
+    task = replace(task, candidates=lambda observation, info: offered(observation, info)[:3])
+    env = SelfPlayEnv("taboo", "defender", opponents={"*": "random"}, task=task, invalid_action_penalty=-1.0)
+    _, info = env.reset(seed=0)
+    assert info["action_mask"].tolist() == [True] * 3 + [False] * 5
+    dialogue = len(env.raw.state.dialogue)
+    _, reward, terminated, _, info = env.step(5)
+    assert info["rejected"] == "choice 5 names no candidate: this decision offers choices 0..2"
+    assert reward == -1.0 and not terminated and len(env.raw.state.dialogue) == dialogue
+    _, reward, _, _, info = env.step(0)  # no guess: the game goes on
+    assert "rejected" not in info and len(env.raw.state.dialogue) > dialogue
+
+
 def test_unshaped_reward_is_reported_and_shaping_telescopes():
     """With gamma=1 the shaping terms of a whole game sum to -phi(start) (phi(end) = 0)."""
     shaping = PotentialShaping.for_game("decrypto", gamma=1.0, scale=1.0)

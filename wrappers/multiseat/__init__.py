@@ -12,7 +12,10 @@ zero-padded to the largest seat, padded choices masked), as Tianshou requires:
   PettingZoo's masking convention (``observation_key`` is ``"observation"`` for PettingZoo and
   Tianshou, ``"observations"`` for RLlib's action-masking RLModule);
 - action: ``Discrete(n)``; an illegal choice is rejected by the game (the seat acts again, the
-  game's fallback after ``max_retries``), and costs ``invalid_action_penalty``.
+  game's fallback after ``max_retries``), and costs ``invalid_action_penalty``. A choice the
+  seat's decision does not offer (a padded one, one outside ``0..n - 1``, one past its
+  candidates) is rejected the same way, ``infos[seat]["rejected"]`` saying which
+  (:meth:`~cluegym.wrappers.seat_task.SeatTask.choice_error`).
 
 :class:`MultiSeatEnv` is a PettingZoo AEC env (only the learning seat to decide is selected:
 the right view for turn-based phases); :class:`MultiSeatParallelEnv` is its ParallelEnv twin,

@@ -253,12 +253,13 @@ class MultiSeatEnv(AECEnv):
         observation, info, candidates = self._pending.pop(seat)
         task = self.tasks[seat]
         index = int(action)
-        env_action = (task.env_action(index, observation, info, candidates, self._delegates.get(seat))
-                      if 0 <= index < task.n_actions else None)  # a padded choice: rejected by the game
-        self.game_env.step(env_action)
+        # None for a choice the seat's decision does not offer (a padded choice, say): the game
+        # rejects it, and the reason is the view's (choice_error), not the game's.
+        self.game_env.step(task.env_action(index, observation, info, candidates, self._delegates.get(seat)))
         self._collect(rewards)
         rejected, _ = last_verdict(self.game_env, seat)
         if rejected is not None:
+            rejected = task.choice_error(index, candidates) or rejected
             rewards[seat] = rewards.get(seat, 0.0) + self.invalid_action_penalty
         return rejected
 
