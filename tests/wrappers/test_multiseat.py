@@ -111,6 +111,21 @@ def test_parallel_block_decides_together():
     assert infos["bob"]["acting"] and infos["eve"]["acting"]
 
 
+@pytest.mark.parametrize("bad", ["x", None, 1.5, True])
+def test_parallel_block_with_a_wrong_type_applies_nothing(bad):
+    """A wrong type at the block's second seat raises before the first seat's choice is
+    played (it once was played, and the next step then ignored both seats' choices)."""
+    env = MultiSeatParallelEnv("decrypto", "bob,eve", opponents={"alice": "random"})
+    env.reset(seed=1)
+    game = env.aec.game_env
+    with pytest.raises(TypeError, match="eve: action must be an integer"):
+        env.step({"bob": 0, "eve": bad})
+    assert game.agent_selection == "bob" and not game.state.guesses, "nothing applied"
+    _, _, _, _, infos = env.step({"bob": 0, "eve": 99})
+    assert game.state.guesses.get("bob") is not None, "bob's choice is played"
+    assert infos["eve"]["rejected"] == "choice 99 is out of range 0..23"
+
+
 def test_parallel_view_names_no_seat_clearly():
     """A name that is no learning seat: the spaces raised a bare KeyError, and an action for
     it (a typo, or a bot's seat) was ignored; now UnknownSeatError, with nothing applied."""

@@ -243,16 +243,25 @@ class MultiSeatEnv(AECEnv):
                 return seat
         return None
 
-    def _apply_learner(self, seat: str, action: Any, rewards: dict[str, float]) -> str | None:
-        """Apply a learning seat's choice; return the game's rejection reason, if any."""
+    def _choice_index(self, seat: str, action: Any) -> int:
+        """``action`` of ``seat`` as a choice index (an int, a numpy integer, or a one-element
+        array of one); nothing is applied.
+
+        Raises:
+            TypeError: anything else (a bool, a float, None, text).
+        """
         if type(action) not in INDEX_TYPES:  # exact types first: isinstance is the slow path
             if isinstance(action, np.ndarray):
                 action = action.reshape(-1)[0] if action.size == 1 else action
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
                 raise TypeError(f"{seat}: action must be an integer in 0..{self.n_actions - 1}, got {action!r}")
+        return int(action)
+
+    def _apply_learner(self, seat: str, action: Any, rewards: dict[str, float]) -> str | None:
+        """Apply a learning seat's choice; return the game's rejection reason, if any."""
+        index = self._choice_index(seat, action)
         observation, info, candidates = self._pending.pop(seat)
         task = self.tasks[seat]
-        index = int(action)
         # None for a choice the seat's decision does not offer (a padded choice, say): the game
         # rejects it, and the reason is the view's (choice_error), not the game's.
         self.game_env.step(task.env_action(index, observation, info, candidates, self._delegates.get(seat)))

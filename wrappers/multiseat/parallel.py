@@ -74,10 +74,15 @@ class MultiSeatParallelEnv(ParallelEnv):
             KeyError: an acting seat has no action (nothing is applied).
             UnknownSeatError: an action for a name that is no learning seat (nothing is
                 applied; a typo would otherwise be ignored as a waiting seat's action is).
+            TypeError: an acting seat's action is no integer (nothing is applied, the other
+                seats' choices neither).
         """
         if not self.agents:
             raise RuntimeError("the game is over: call reset() to start a new one")
         check_block_actions(actions, self._block, self.action_spaces, self.aec._unknown_seat)
+        # Every acting seat's choice is checked before the first is applied: a wrong type at
+        # the block's second seat once raised after the first seat's choice was played.
+        choices = {seat: self.aec._choice_index(seat, actions[seat]) for seat in self._block}
         rewards: dict[str, float] = {}
         rejected: dict[str, str] = {}
         aec, game = self.aec, self.aec.game_env
@@ -89,7 +94,7 @@ class MultiSeatParallelEnv(ParallelEnv):
                     break  # another learning seat decides first (not expected within a block)
             if game.game_over or game.agent_selection != seat:
                 break
-            reason = aec._apply_learner(seat, actions[seat], rewards)
+            reason = aec._apply_learner(seat, choices[seat], rewards)
             if reason is not None:
                 rejected[seat] = reason
                 break
