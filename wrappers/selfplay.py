@@ -34,6 +34,7 @@ Several copies for SB3: :func:`cluegym.wrappers.vec_env.make_vec_env`.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Mapping, Sequence
 
 import gymnasium
@@ -43,6 +44,7 @@ import cluegym
 from cluegym.agents import make_agent
 from cluegym.envs.core.base import ClueGameEnv
 from cluegym.envs.core.rng import check_seed, integers
+from cluegym.envs.core.text import describe
 from cluegym.wrappers.policy_pool import PolicyPool
 from cluegym.wrappers.seat_task import INDEX_TYPES, SeatTask, generic_task, last_verdict, make_task
 from cluegym.wrappers.shaping import PotentialShaping
@@ -256,22 +258,67 @@ class SelfPlayEnv(gymnasium.Env):
             info["error"] = self._pending[1]["error"]
         return info
 
+    #: The options :meth:`reset` reads.
+    RESET_OPTIONS = ("game_seed", "agent_seeds", "opponents")
+
+    def _checked_options(self, options: Any) -> dict[str, Any]:
+        """``reset``'s ``options`` as a dict, checked before anything changes (see :meth:`reset`);
+        a key it does not read is warned of (taken, as Gymnasium's API has it, but most likely
+        misspelt)."""
+        if options is None:
+            return {}
+        if not isinstance(options, Mapping):
+            raise TypeError(f"options must be a dict (or None), got {describe(options)}")
+        unknown = [key for key in options if key not in self.RESET_OPTIONS]
+        if unknown:
+            warnings.warn(f"SelfPlayEnv.reset does not read the option(s) {', '.join(map(describe, unknown))}; "
+                          f"its options are {', '.join(map(repr, self.RESET_OPTIONS))}", UserWarning, stacklevel=3)
+        _check_option_seed("options['game_seed']", options.get("game_seed"))
+        opponents = self._seat_option(options, "opponents", list(self.pools))
+        for seat, spec in opponents.items():
+            if not isinstance(spec, str):
+                raise TypeError(f"options['opponents'][{seat!r}] must be an agent spec (a str), got {describe(spec)}")
+            self._agent(spec, seat)  # an unknown spec fails here (AgentSpecError), the game untouched
+        seeded = [*self.pools, self.seat] if self.task.delegate is not None else list(self.pools)
+        for seat, agent_seed in self._seat_option(options, "agent_seeds", seeded).items():
+            _check_option_seed(f"options['agent_seeds'][{seat!r}]", agent_seed)
+        return dict(options)
+
+    def _seat_option(self, options: Mapping[str, Any], name: str, seats: list[str]) -> Mapping[str, Any]:
+        """``options[name]``: a seat -> value mapping over ``seats`` (empty when not given)."""
+        value = options.get(name) or {}
+        if not isinstance(value, Mapping):
+            raise TypeError(f"options[{name!r}] must be a dict of seat -> value, got {describe(value)}")
+        wrong = [seat for seat in value if seat not in seats]
+        if wrong:
+            raise ValueError(f"options[{name!r}] names {', '.join(map(describe, wrong))}: the seats it takes "
+                             f"are {', '.join(seats)}")
+        return value
+
     # ----------------------------------------------------------------- gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start a new game: draw its seed and opponents from the env's generator.
 
         Options:
             game_seed: play this exact game seed (evaluation on fixed games).
-            agent_seeds: seat -> seed for the agents (default: drawn).
+            agent_seeds: seat -> seed for the agents (default: drawn); the learner's seat
+                seeds its delegate.
             opponents: seat -> spec for this game only (instead of drawing from the pools).
 
         Raises:
-            TypeError: ``seed`` is neither None nor an integer (Python's or numpy's).
-            ValueError: a negative ``seed``. Either is raised before anything changes.
+            TypeError: ``seed`` (or a seed of ``options``) is neither None nor an integer
+                (Python's or numpy's), ``options`` or one of its entries has the wrong type.
+            ValueError: a negative seed, or an option naming a seat it does not take.
+            AgentSpecError: an unknown agent spec in ``options["opponents"]``. Each is raised
+                before anything changes.
+
+        Example:
+            >>> env = SelfPlayEnv("taboo", "defender", opponents={"attacker": "random"})
+            >>> observation, info = env.reset(seed=0, options={"game_seed": 7})
         """
         check_seed(seed)  # the games' own check and messages (Gymnasium's refuses numpy's integers)
+        options = self._checked_options(options)
         super().reset(seed=None if seed is None else int(seed))
-        options = dict(options or {})
         for _ in range(100):  # a game that ends before the learner's first decision is redrawn
             game_seed = options.get("game_seed")
             if game_seed is None:
@@ -348,6 +395,15 @@ class SelfPlayEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.aec.close()
+
+
+def _check_option_seed(label: str, seed: Any) -> None:
+    """:func:`check_seed` of a seed of ``reset``'s options, its error starting with ``label``
+    (where the seed is, e.g. ``options['game_seed']``)."""
+    try:
+        check_seed(seed)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{label}: {exc}") from None
 
 
 def make_game_env(game: str, env_kwargs: Mapping[str, Any] | None = None) -> Any:

@@ -66,6 +66,41 @@ def test_reset_takes_numpy_seeds_and_refuses_what_is_no_seed():
     assert env.raw.game_record() == twin.raw.game_record()  # the same game, not only the same view of it
 
 
+@pytest.mark.parametrize("options, error, message", [
+    ("game_seed=3", TypeError, "options must be a dict (or None), got 'game_seed=3'"),
+    ({"game_seed": 1.5}, TypeError, "options['game_seed']: seed must be a non-negative integer or None, got 1.5"),
+    ({"game_seed": "7"}, TypeError, "options['game_seed']: seed must be"),
+    ({"game_seed": -1}, ValueError, "options['game_seed']: seed must be a non-negative integer or None, got -1"),
+    ({"opponents": {"atacker": "random"}}, ValueError, "options['opponents'] names 'atacker': the seats it takes are attacker"),
+    ({"opponents": {"attacker": "no-such-agent"}}, ValueError, "unknown agent 'no-such-agent'"),
+    ({"opponents": {"attacker": 3}}, TypeError, "options['opponents']['attacker'] must be an agent spec"),
+    ({"opponents": ["random"]}, TypeError, "options['opponents'] must be a dict of seat -> value"),
+    ({"agent_seeds": {"attacker": -5}}, ValueError, "options['agent_seeds']['attacker']: seed must be"),
+    ({"agent_seeds": {"nobody": 1}}, ValueError, "the seats it takes are attacker, defender"),
+])
+def test_reset_options_are_checked_before_anything_changes(options, error, message):
+    """A bad option once failed after the game was reset (the last game lost), with numpy's
+    or int()'s message, or was taken silently (a float seed, a misspelt seat)."""
+    env = SelfPlayEnv("taboo", "defender", opponents={"attacker": "random"}, task_options={"speaker": "random"})
+    env.reset(seed=0)
+    state, pending, players = env.raw.state, env._pending, env.opponent_specs()
+    with pytest.raises(error) as raised:
+        env.reset(options=options)
+    assert message in str(raised.value)
+    assert env.raw.state is state and env._pending is pending and env.opponent_specs() == players
+
+
+def test_reset_options_play_the_game_they_name_and_warn_of_a_misspelt_key():
+    env, twin = (SelfPlayEnv("taboo", "defender", opponents={"attacker": "random"}, task_options={"speaker": "random"})
+                 for _ in range(2))
+    options = {"game_seed": 11, "agent_seeds": {"attacker": 1, "defender": 2}, "opponents": {"attacker": "glove"}}
+    first, _ = env.reset(seed=0, options=options)
+    assert np.array_equal(first, twin.reset(seed=5, options=options)[0]), "the options fix the game, not the seed"
+    assert env.raw.game_record()["seed"] == 11 and env.opponent_specs() == {"attacker": "glove"}
+    with pytest.warns(UserWarning, match="does not read the option.*'game_sead'"):
+        env.reset(options={"game_sead": 11})
+
+
 @pytest.mark.parametrize("game, seat", [("decrypto", "eve"), ("undercover", "player_0")])
 def test_a_finished_game_shows_zeros_unless_final_features(game, seat):
     """The observation that comes with ``terminated`` is zeros (no decision is pending, as in
