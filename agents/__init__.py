@@ -71,7 +71,7 @@ _lock = threading.RLock()
 
 __all__ = [
     "AGENTS", "ENTRY_POINT_GROUP", "Agent", "AgentSpecError", "AgentTarget", "agent_class", "agent_params",
-    "load_entry_points", "make_agent", "parse_agent_spec", "register_agent", "registered_agents", "run_match",
+    "check_agent_spec", "load_entry_points", "make_agent", "parse_agent_spec", "register_agent", "registered_agents", "run_match",
 ]
 
 
@@ -245,6 +245,25 @@ def make_agent(
             (text converts as for game options: ``"16"`` -> 16, ``"true"`` -> True; NaN and
             infinities are rejected).
     """
+    cls, kwargs = check_agent_spec(spec, game=game, seat=seat, **overrides)
+    kwargs.setdefault("seed", seed)
+    return cls(game, seat, action_space, **kwargs)
+
+
+def check_agent_spec(spec: str, *, game: str, seat: str, **overrides: Any) -> tuple[type[Agent], dict[str, Any]]:
+    """The agent class and checked parameters :func:`make_agent` builds ``spec`` with, without
+    building it: what a view or a tournament checks before its first game (building an agent
+    may load a model).
+
+    Raises:
+        AgentSpecError: ``spec`` is no str, or as :func:`make_agent` says.
+
+    Example:
+        >>> check_agent_spec("glove:k=16", game="decrypto", seat="alice")[1]["k"]
+        16
+    """
+    if not isinstance(spec, str):
+        raise AgentSpecError(f"an agent spec must be a str ('name[:key=value,...]'), got {spec!r}")
     name, raw = parse_agent_spec(spec)
     cls, preset = agent_class(name, game, seat)
     # the same checks and text coercion as game options (cluegym.envs.core.options)
@@ -252,8 +271,7 @@ def make_agent(
         {**preset, **raw, **overrides}, declared_options(cls, inherited=True),
         owner=f"agent {name!r} ({cls.__name__})", noun="parameter", error=AgentSpecError,
     )
-    kwargs.setdefault("seed", seed)
-    return cls(game, seat, action_space, **kwargs)
+    return cls, kwargs
 
 
 def run_match(game: str, agents: dict[str, str], **options: Any) -> dict[str, Any]:

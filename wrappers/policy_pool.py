@@ -31,7 +31,13 @@ class PolicyPool:
     """
 
     def __init__(self, entries: Sequence[str], max_snapshots: int = 5, latest_prob: float = 0.5) -> None:
-        entries = [entries] if isinstance(entries, str) else list(entries)
+        try:
+            entries = [entries] if isinstance(entries, str) else list(entries)
+        except TypeError:  # not iterable: list()'s "object is not iterable" said nothing of specs
+            raise TypeError(f"a policy pool takes an agent spec or a list of them, got {entries!r}") from None
+        for entry in entries:
+            if not isinstance(entry, str):
+                raise TypeError(f"a policy pool's entries are agent specs (str), got {entry!r}")
         if not entries:
             raise ValueError("a policy pool needs at least one agent spec")
         if not 0.0 <= latest_prob <= 1.0:

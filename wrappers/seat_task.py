@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -248,20 +249,36 @@ def make_task(game: str, seat: str, env: Any = None, **options: Any) -> SeatTask
         **options: the task's own options (e.g. ``embedding="glove"``).
 
     Raises:
-        ValueError: an unknown game, a task missing from this installation, or (generic
-            task) a seat whose action is not ``Discrete``.
+        ValueError: an unknown game, a task missing from this installation, an option the
+            task does not take (the message lists those it does), or (generic task) a seat
+            whose action is not ``Discrete``.
     """
     reference = game_spec(game).learner_task
     if reference is None:
+        _check_task_options(game, generic_task, options)
         task = generic_task(game, seat, env, **options)
     else:
         try:
             builder = load_reference(reference)
         except ModuleNotFoundError as exc:
             raise ValueError(f"no learner task for game {game!r} in this installation") from exc
+        _check_task_options(game, builder, options)
         task = builder(seat, env, **options)
     task.options = dict(options)
     return task
+
+
+def _check_task_options(game: str, builder: Callable[..., SeatTask], options: Mapping[str, Any]) -> None:
+    """Raise ValueError for an option ``builder`` (a game's task builder) does not take,
+    naming those it does (the call's own TypeError named the builder's function instead)."""
+    parameters = inspect.signature(builder).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    known = [name for name, p in parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    unknown = [name for name in options if name not in known]
+    if unknown:
+        raise ValueError(f"{game}'s learner task has no option {', '.join(map(repr, unknown))}; "
+                         f"its options: {', '.join(known) or 'none'}")
 
 
 def generic_task(game: str, seat: str, env: Any = None, *, metric: str | None = None) -> SeatTask:

@@ -41,7 +41,7 @@ import gymnasium
 import numpy as np
 
 import cluegym
-from cluegym.agents import make_agent
+from cluegym.agents import check_agent_spec, make_agent
 from cluegym.envs.core.base import ClueGameEnv
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.text import describe
@@ -79,6 +79,13 @@ class SelfPlayEnv(gymnasium.Env):
             libraries do not learn from a terminated episode's last observation (SB3 reads
             ``terminal_observation`` only on truncation, which this env never returns), while
             featurizing it was 8-23% of a decision (Taboo, Undercover, Decrypto).
+
+    Raises:
+        ValueError: an unknown game or seat, an opponent named for no opponent seat, or a
+            task option the seat's task does not take.
+        AgentSpecError: an opponent's or the delegate's agent spec names no agent (or a
+            parameter it does not take): checked here, not at the first reset.
+        TypeError: an opponent entry that is no agent spec.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -135,7 +142,11 @@ class SelfPlayEnv(gymnasium.Env):
             if other == seat:
                 continue
             entry = opponents.get(other) or wildcard or defaults.get(other) or defaults.get("*") or "random"
-            self.pools[other] = entry if isinstance(entry, PolicyPool) else PolicyPool(entry, max_snapshots)
+            self.pools[other] = pool = entry if isinstance(entry, PolicyPool) else PolicyPool(entry, max_snapshots)
+            for spec in pool.entries:  # an unknown agent or parameter fails here, not at the first reset
+                check_agent_spec(spec, game=game, seat=other)
+        if self.task.delegate is not None:
+            check_agent_spec(self.task.delegate, game=game, seat=seat)
         self.selfplay = bool(selfplay)
         self.snapshot_seats = [s for s in self.pools if self.selfplay and self._same_role(s)]
         self._agents: dict[str, Any] = {}  # spec/seat -> agent instance, reused across games

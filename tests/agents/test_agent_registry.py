@@ -19,7 +19,7 @@ import pytest
 
 import cluegym
 import cluegym.agents
-from cluegym.agents import AgentSpecError, make_agent, register_agent, registered_agents
+from cluegym.agents import AgentSpecError, check_agent_spec, make_agent, register_agent, registered_agents
 from cluegym.agents.random_agent import RandomAgent
 
 
@@ -131,3 +131,12 @@ def test_a_malformed_or_clashing_entry_point_fails_loudly(tmp_path, entries, mes
     assert done.returncode != 0 and message in done.stderr, done.stderr
     listed = subprocess.run([sys.executable, "-m", "cluegym.cli", "list"], env=env, capture_output=True, text=True)
     assert listed.returncode == 2 and listed.stderr.startswith("cluegym: error: entry point"), listed.stderr
+
+
+def test_check_agent_spec_checks_what_make_agent_would_build_without_building_it():
+    cls, params = check_agent_spec("random:seed=4", game="decrypto", seat="eve")
+    assert cls is RandomAgent and params == {"seed": 4}
+    for spec, message in [("nobody", "unknown agent 'nobody'"), ("random:colour=red", "colour"),
+                          ("random:seed", "is not key=value"), (7, "an agent spec must be a str")]:
+        with pytest.raises(AgentSpecError, match=message):
+            check_agent_spec(spec, game="decrypto", seat="eve")

@@ -291,6 +291,22 @@ def test_bad_arguments_fail_clearly():
         env.step("3-1-4")
 
 
+@pytest.mark.parametrize("kwargs, error, message", [
+    # each failed only at the first reset (an agent is built then), or with another function's words
+    ({"opponents": {"attacker": "gloove"}}, ValueError, "unknown agent 'gloove'"),
+    ({"opponents": {"attacker": "glove:kk=3"}}, ValueError, "parameter"),
+    ({"task_options": {"speaker": "nobody"}}, ValueError, "unknown agent 'nobody'"),  # the delegate
+    ({"opponents": {"attacker": 3}}, TypeError, "a policy pool takes an agent spec or a list of them, got 3"),
+    ({"opponents": {"attacker": ["random", None]}}, TypeError, "a policy pool's entries are agent specs (str), got None"),
+    ({"task_options": {"n_candidate": 4}}, ValueError,
+     "taboo's learner task has no option 'n_candidate'; its options: embedding, n_candidates, speaker"),
+])
+def test_a_bad_opponent_delegate_or_task_option_fails_when_the_env_is_built(kwargs, error, message):
+    with pytest.raises(error) as raised:
+        SelfPlayEnv("taboo", "defender", **kwargs)
+    assert message in str(raised.value)
+
+
 @pytest.mark.parametrize("vec_kind", ["dummy", "subproc"])
 def test_vectorised_envs_step_in_lockstep(vec_kind):
     vec = make_vec_env(2, vec=vec_kind, seed=0, game="decrypto", seat="eve", opponents=OPPONENTS["eve"])
