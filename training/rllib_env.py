@@ -99,7 +99,8 @@ class PooledMultiSeatEnv(MultiSeatEnv):
         options = self.pools[seat] + snapshots
         return options[int(self._rng.integers(len(options)))] if len(options) > 1 else options[0]
 
-    def _start_game(self, seed: int | None) -> None:
+    def _start_game(self, seed: int | None, options: Any = None) -> None:
+        self._check_reset(seed, options)  # before the draws below change anything
         # The draw takes from the same generator as the game and agent seeds: one seed, one game.
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)

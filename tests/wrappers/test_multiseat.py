@@ -208,6 +208,22 @@ def test_a_reset_with_a_seed_that_is_no_seed_changes_nothing():
     assert env.game_env.game_record() == twin.game_env.game_record()
 
 
+@pytest.mark.parametrize("view", [MultiSeatEnv, MultiSeatParallelEnv])
+def test_reset_options_are_no_dict_refused_and_unread_ones_warned_of(view):
+    env = view("decrypto", "bob,eve", opponents={"alice": "random"})
+    env.reset(seed=0)
+    game = env.game_env if view is MultiSeatEnv else env.aec.game_env
+    state = game.state
+    with pytest.raises(TypeError, match="options must be a dict \\(or None\\), got 'game_seed=3'"):
+        env.reset(options="game_seed=3")
+    assert game.state is state, "nothing changed"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=1, options={})  # RLlib's and Tianshou's empty options: no warning
+        with pytest.warns(UserWarning, match="reads no options; ignored: 'game_seed'"):
+            env.reset(options={"game_seed": 3})
+
+
 def test_gymnasium_make_builds_the_learner_view():
     import cluegym.wrappers  # noqa: F401 - registers the ids
 

@@ -3,6 +3,7 @@ selected (see :mod:`cluegym.wrappers.multiseat` for the view as a whole)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Mapping, Sequence
 
 import gymnasium
@@ -13,6 +14,7 @@ import cluegym
 from cluegym.agents import make_agent
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.seats import UnknownSeatError, seat_entry, seat_get
+from cluegym.envs.core.text import describe
 from cluegym.wrappers.seat_task import INDEX_TYPES, last_verdict
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
@@ -140,8 +142,18 @@ class MultiSeatEnv(AECEnv):
         """The error for a name that is not one of the learning seats."""
         return UnknownSeatError.of(f"{self.game}'s multi-seat view", agent, self.possible_agents)
 
-    def _start_game(self, seed: int | None) -> None:
-        check_seed(seed)  # before anything of the last game changes
+    def _check_reset(self, seed: Any, options: Any) -> None:
+        """``reset``'s checks, before anything of the last game changes (the view reads no
+        options: a non-empty dict is taken, as PettingZoo's API has it, and warned of)."""
+        check_seed(seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise TypeError(f"options must be a dict (or None), got {describe(options)}")
+        if options:
+            warnings.warn(f"the multi-seat view's reset reads no options; ignored: {', '.join(map(describe, options))}",
+                          UserWarning, stacklevel=4)  # the caller of reset
+
+    def _start_game(self, seed: int | None, options: Any = None) -> None:
+        self._check_reset(seed, options)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self.game_env.reset(seed=integers(self._rng, 2**63 - 1))
@@ -327,8 +339,14 @@ class MultiSeatEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a game; the seed draws the game seed and the other seats' agent seeds
-        (Gymnasium seeding: ``reset()`` without a seed continues the generator)."""
-        self._start_game(seed)
+        (Gymnasium seeding: ``reset()`` without a seed continues the generator). The view
+        reads no ``options``: a non-empty dict is warned of and ignored.
+
+        Raises:
+            TypeError: ``seed`` is neither None nor an integer, or ``options`` is no dict.
+            ValueError: a negative ``seed``. Either is raised before anything changes.
+        """
+        self._start_game(seed, options)
         self.agents = list(self.possible_agents)
         self.rewards = {seat: 0.0 for seat in self.agents}
         self._cumulative_rewards = {seat: 0.0 for seat in self.agents}

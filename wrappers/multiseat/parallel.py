@@ -61,7 +61,7 @@ class MultiSeatParallelEnv(ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start a game (see :meth:`MultiSeatEnv.reset`)."""
-        self.aec._start_game(seed)
+        self.aec._start_game(seed, options)
         self.agents = list(self.possible_agents)
         self._block = self._acting({})
         return self._observations(), self._infos({})
