@@ -152,7 +152,9 @@ class CandidateActions(BaseWrapper):
 
     def step(self, action: Any) -> None:
         agent = self.env.agent_selection
-        if agent not in self.generators or action is None or self._done(agent):
+        # A seat that is out (terminated or truncated) takes None, its dead step; a live
+        # seat's None is a choice like any other, rejected below with the wrapper's reason.
+        if agent not in self.generators or self._done(agent):
             self._candidates = {}
             self.env.step(action)
             return

@@ -57,6 +57,25 @@ def last_verdict(env: Any, seat: str) -> tuple[str | None, bool]:
     return after.get("error"), bool(after.get("fallback"))
 
 
+def penalty(value: Any) -> float:
+    """A view's ``invalid_action_penalty`` as a float: a real number (a bool, text or NaN is
+    refused here, when the view is built, not as float()'s message).
+
+    Raises:
+        TypeError: ``value`` is no real number.
+        ValueError: ``value`` is NaN or infinite.
+
+    Example:
+        >>> penalty(-1)
+        -1.0
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"invalid_action_penalty must be a number, got {value!r}")
+    if not np.isfinite(value):
+        raise ValueError(f"invalid_action_penalty must be finite, got {value!r}")
+    return float(value)
+
+
 def _always(observation: dict[str, Any], info: dict[str, Any]) -> bool:
     return True
 

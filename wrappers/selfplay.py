@@ -46,7 +46,7 @@ from cluegym.envs.core.base import ClueGameEnv
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.text import describe
 from cluegym.wrappers.policy_pool import PolicyPool
-from cluegym.wrappers.seat_task import INDEX_TYPES, SeatTask, generic_task, last_verdict, make_task
+from cluegym.wrappers.seat_task import INDEX_TYPES, SeatTask, generic_task, last_verdict, make_task, penalty
 from cluegym.wrappers.shaping import PotentialShaping
 
 # SeatTask, make_task, generic_task (wrappers.seat_task) and PolicyPool (wrappers.policy_pool)
@@ -125,7 +125,7 @@ class SelfPlayEnv(gymnasium.Env):
             raise ValueError(f"render_mode {render_mode!r} not supported; choose from {self.metadata['render_modes']}")
         self.render_mode = render_mode
         self.final_features = bool(final_features)
-        self.invalid_action_penalty = float(invalid_action_penalty)
+        self.invalid_action_penalty = penalty(invalid_action_penalty)
         if shaping is True:
             shaping = PotentialShaping.for_game(game)
         self.shaping: PotentialShaping | None = shaping or None

@@ -86,6 +86,16 @@ def test_masked_or_bad_index_is_rejected_with_reason(hints):
     assert env.unwrapped.state.hints == ("fruit", "wing", "tower")
 
 
+def test_a_live_seats_none_is_rejected_with_the_wrappers_reason():
+    """It reached the game as None, whose words were the game's ("hints must be a tuple of 3
+    strings, got NoneType"), not a word about the candidate choice."""
+    env = CandidateActions(decrypto_v0.env(), {"alice": lambda obs, info: [("fruit", "wing", "tower")]}, n=4)
+    env.reset(seed=0)
+    env.step(None)
+    assert env.agent_selection == "alice" and env.unwrapped.state.phase == "encode"
+    assert env.infos["alice"]["error"] == "a candidate choice must be an integer index in 0..3, got None"
+
+
 def test_pettingzoo_api_test_passes(hints):
     api_test(wrapped(hints), num_cycles=30)
 

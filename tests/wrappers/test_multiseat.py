@@ -224,6 +224,17 @@ def test_reset_options_are_no_dict_refused_and_unread_ones_warned_of(view):
             env.reset(options={"game_seed": 3})
 
 
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"observation_key": 3}, ValueError, "observation_key must be a name other than 'action_mask', got 3"),
+    ({"observation_key": "action_mask"}, ValueError, "other than 'action_mask'"),  # it hid the mask
+    ({"invalid_action_penalty": True}, TypeError, "invalid_action_penalty must be a number, got True"),
+])
+def test_bad_view_arguments_fail_clearly(kwargs, error, message):
+    with pytest.raises(error) as raised:
+        MultiSeatEnv("decrypto", "bob,eve", opponents={"alice": "random"}, **kwargs)
+    assert message in str(raised.value)
+
+
 def test_gymnasium_make_builds_the_learner_view():
     import cluegym.wrappers  # noqa: F401 - registers the ids
 

@@ -300,6 +300,8 @@ def test_bad_arguments_fail_clearly():
     ({"opponents": {"attacker": ["random", None]}}, TypeError, "a policy pool's entries are agent specs (str), got None"),
     ({"task_options": {"n_candidate": 4}}, ValueError,
      "taboo's learner task has no option 'n_candidate'; its options: embedding, n_candidates, speaker"),
+    ({"invalid_action_penalty": "-1"}, TypeError, "invalid_action_penalty must be a number, got '-1'"),
+    ({"invalid_action_penalty": float("nan")}, ValueError, "invalid_action_penalty must be finite, got nan"),
 ])
 def test_a_bad_opponent_delegate_or_task_option_fails_when_the_env_is_built(kwargs, error, message):
     with pytest.raises(error) as raised:

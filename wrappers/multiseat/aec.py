@@ -15,7 +15,7 @@ from cluegym.agents import make_agent
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.seats import UnknownSeatError, seat_entry, seat_get
 from cluegym.envs.core.text import describe
-from cluegym.wrappers.seat_task import INDEX_TYPES, last_verdict
+from cluegym.wrappers.seat_task import INDEX_TYPES, last_verdict, penalty
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
 
@@ -87,6 +87,8 @@ class MultiSeatEnv(AECEnv):
         self.tasks: dict[str, SeatTask] = {
             seat: make_task(game, seat, self.game_env, **dict(task_options or {})) for seat in self.possible_agents
         }
+        if not isinstance(observation_key, str) or observation_key == "action_mask":
+            raise ValueError(f"observation_key must be a name other than 'action_mask', got {observation_key!r}")
         self.feature_size = max(int(np.prod(t.featurizer.observation_space.shape)) for t in self.tasks.values())
         self.n_actions = max(t.n_actions for t in self.tasks.values())
         self.observation_key = observation_key
@@ -97,7 +99,7 @@ class MultiSeatEnv(AECEnv):
         action_space = gymnasium.spaces.Discrete(self.n_actions)
         self.observation_spaces = {seat: observation_space for seat in self.possible_agents}
         self.action_spaces = {seat: action_space for seat in self.possible_agents}
-        self.invalid_action_penalty = float(invalid_action_penalty)
+        self.invalid_action_penalty = penalty(invalid_action_penalty)
         self.numeric_infos = bool(numeric_infos)
         if isinstance(shaping, bool) or not (shaping is None or isinstance(shaping, (int, float, PotentialShaping))):
             raise TypeError(f"shaping must be a scale or a PotentialShaping, got {shaping!r}")
