@@ -71,7 +71,8 @@ _lock = threading.RLock()
 
 __all__ = [
     "AGENTS", "ENTRY_POINT_GROUP", "Agent", "AgentSpecError", "AgentTarget", "agent_class", "agent_params",
-    "check_agent_spec", "load_entry_points", "make_agent", "parse_agent_spec", "register_agent", "registered_agents", "run_match",
+    "check_agent_spec", "load_entry_points", "make_agent", "parse_agent_spec", "register_agent", "registered_agents",
+    "run_match",
 ]
 
 

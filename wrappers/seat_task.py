@@ -26,7 +26,7 @@ from cluegym.wrappers.candidates import CandidateGenerator
 from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.numeric import NumericFeatures
 
-__all__ = ["SeatTask", "make_task", "generic_task", "INDEX_TYPES", "last_verdict"]
+__all__ = ["SeatTask", "make_task", "generic_task", "INDEX_TYPES", "choice_index", "last_verdict", "penalty"]
 
 #: The learner-action types the views take as they are, before any isinstance check: Python
 #: ints and the numpy integers RL libraries hand over (bool is not one: it is rejected).
@@ -34,6 +34,28 @@ INDEX_TYPES = frozenset({int, np.int64, np.int32, np.intp, np.uint8, np.int8, np
                          np.uint64})
 #: An env without ``last_error`` (not the cluegym adapter): its infos are read.
 _UNSAID = object()
+
+
+def choice_index(action: Any, n_actions: int, who: str = "") -> int:
+    """A learner's ``action`` as a choice index: an int, a numpy integer, or a one-element
+    array of one (what the views' ``step`` takes; the range is the task's to judge, see
+    :meth:`SeatTask.choice_error`).
+
+    Raises:
+        TypeError: anything else (a bool, a float, None, text), the message starting with
+            ``who`` (the seat) when given.
+
+    Example:
+        >>> choice_index(np.array([3]), 8)
+        3
+    """
+    if type(action) not in INDEX_TYPES:  # exact types first: isinstance is the slow path
+        if isinstance(action, np.ndarray):
+            action = action.reshape(-1)[0] if action.size == 1 else action
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            prefix = f"{who}: " if who else ""
+            raise TypeError(f"{prefix}action must be an integer in 0..{n_actions - 1}, got {action!r}")
+    return int(action)
 
 
 def last_verdict(env: Any, seat: str) -> tuple[str | None, bool]:
@@ -227,7 +249,7 @@ class SeatTask:
         None for an index that is no choice of this decision (:meth:`choice_error`): never
         combined, so that a combining task does not turn it into a move (Taboo's would have
         made it the defender's "no guess")."""
-        if not 0 <= index < self.n_actions or (candidates is not None and index >= len(candidates)):
+        if self.choice_error(index, candidates) is not None:
             return None  # the game rejects it; choice_error says why
         if self.to_env_action is not None:
             action = self.to_env_action(index, observation, info, candidates)

@@ -46,7 +46,8 @@ from cluegym.envs.core.base import ClueGameEnv
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.text import describe
 from cluegym.wrappers.policy_pool import PolicyPool
-from cluegym.wrappers.seat_task import INDEX_TYPES, SeatTask, generic_task, last_verdict, make_task, penalty
+from cluegym.wrappers.seat_task import (SeatTask, choice_index, generic_task, last_verdict, make_task,
+                                        penalty)
 from cluegym.wrappers.shaping import PotentialShaping
 
 # SeatTask, make_task, generic_task (wrappers.seat_task) and PolicyPool (wrappers.policy_pool)
@@ -361,18 +362,14 @@ class SelfPlayEnv(gymnasium.Env):
     def step(self, action: Any):
         if self._pending is None:
             raise RuntimeError("the game is over: call reset()")
-        if type(action) not in INDEX_TYPES:  # exact types first: isinstance is the slow path
-            if isinstance(action, np.ndarray):
-                action = action.reshape(-1)[0] if action.size == 1 else action
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-                raise TypeError(f"action must be an integer in 0..{self.task.n_actions - 1}, got {action!r}")
+        index = choice_index(action, self.task.n_actions)
         obs, info, cands = self._pending
-        env_action = self.task.env_action(int(action), obs, info, cands, self._delegate)
+        env_action = self.task.env_action(index, obs, info, cands, self._delegate)
         self.aec.step(env_action)
         reward = self._collect()
         error, fell_back = last_verdict(self.raw, self.seat)
         if error is not None:  # a choice the decision does not offer: the view's reason, not the game's
-            error = self.task.choice_error(int(action), cands) or error
+            error = self.task.choice_error(index, cands) or error
         retry = not fell_back and self.raw.agent_selection == self.seat and error is not None
         rejected = error if (retry or fell_back) else None
         self._invalid += rejected is not None

@@ -15,7 +15,7 @@ from cluegym.agents import make_agent
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.seats import UnknownSeatError, seat_entry, seat_get
 from cluegym.envs.core.text import describe
-from cluegym.wrappers.seat_task import INDEX_TYPES, last_verdict, penalty
+from cluegym.wrappers.seat_task import choice_index, last_verdict, penalty
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
 
@@ -79,6 +79,8 @@ class MultiSeatEnv(AECEnv):
         shaping: float | PotentialShaping | None = None,
     ) -> None:
         super().__init__()
+        if not isinstance(observation_key, str) or observation_key == "action_mask":
+            raise ValueError(f"observation_key must be a name other than 'action_mask', got {observation_key!r}")
         module = cluegym.env_module(game)
         self.game = game
         kwargs = {"record_observations": False, **dict(env_kwargs or {})}  # digests cost time
@@ -87,8 +89,6 @@ class MultiSeatEnv(AECEnv):
         self.tasks: dict[str, SeatTask] = {
             seat: make_task(game, seat, self.game_env, **dict(task_options or {})) for seat in self.possible_agents
         }
-        if not isinstance(observation_key, str) or observation_key == "action_mask":
-            raise ValueError(f"observation_key must be a name other than 'action_mask', got {observation_key!r}")
         self.feature_size = max(int(np.prod(t.featurizer.observation_space.shape)) for t in self.tasks.values())
         self.n_actions = max(t.n_actions for t in self.tasks.values())
         self.observation_key = observation_key
@@ -257,23 +257,9 @@ class MultiSeatEnv(AECEnv):
                 return seat
         return None
 
-    def _choice_index(self, seat: str, action: Any) -> int:
-        """``action`` of ``seat`` as a choice index (an int, a numpy integer, or a one-element
-        array of one); nothing is applied.
-
-        Raises:
-            TypeError: anything else (a bool, a float, None, text).
-        """
-        if type(action) not in INDEX_TYPES:  # exact types first: isinstance is the slow path
-            if isinstance(action, np.ndarray):
-                action = action.reshape(-1)[0] if action.size == 1 else action
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-                raise TypeError(f"{seat}: action must be an integer in 0..{self.n_actions - 1}, got {action!r}")
-        return int(action)
-
     def _apply_learner(self, seat: str, action: Any, rewards: dict[str, float]) -> str | None:
         """Apply a learning seat's choice; return the game's rejection reason, if any."""
-        index = self._choice_index(seat, action)
+        index = choice_index(action, self.n_actions, seat)
         observation, info, candidates = self._pending.pop(seat)
         task = self.tasks[seat]
         # None for a choice the seat's decision does not offer (a padded choice, say): the game

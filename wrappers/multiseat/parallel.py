@@ -11,6 +11,7 @@ from pettingzoo import ParallelEnv
 
 from cluegym.envs.core.seats import check_block_actions
 from cluegym.wrappers.multiseat.aec import MultiSeatEnv
+from cluegym.wrappers.seat_task import choice_index
 
 __all__ = ["MultiSeatParallelEnv"]
 
@@ -82,7 +83,7 @@ class MultiSeatParallelEnv(ParallelEnv):
         check_block_actions(actions, self._block, self.action_spaces, self.aec._unknown_seat)
         # Every acting seat's choice is checked before the first is applied: a wrong type at
         # the block's second seat once raised after the first seat's choice was played.
-        choices = {seat: self.aec._choice_index(seat, actions[seat]) for seat in self._block}
+        choices = {seat: choice_index(actions[seat], self.aec.n_actions, seat) for seat in self._block}
         rewards: dict[str, float] = {}
         rejected: dict[str, str] = {}
         aec, game = self.aec, self.aec.game_env
