@@ -34,7 +34,6 @@ Several copies for SB3: :func:`cluegym.wrappers.vec_env.make_vec_env`.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Mapping, Sequence
 
 import gymnasium
@@ -43,6 +42,7 @@ import numpy as np
 import cluegym
 from cluegym.agents import check_agent_spec, make_agent
 from cluegym.envs.core.base import ClueGameEnv
+from cluegym.envs.core.options import check_reset_options
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.text import describe
 from cluegym.wrappers.policy_pool import PolicyPool
@@ -277,14 +277,7 @@ class SelfPlayEnv(gymnasium.Env):
         """``reset``'s ``options`` as a dict, checked before anything changes (see :meth:`reset`);
         a key it does not read is warned of (taken, as Gymnasium's API has it, but most likely
         misspelt)."""
-        if options is None:
-            return {}
-        if not isinstance(options, Mapping):
-            raise TypeError(f"options must be a dict (or None), got {describe(options)}")
-        unknown = [key for key in options if key not in self.RESET_OPTIONS]
-        if unknown:
-            warnings.warn(f"SelfPlayEnv.reset does not read the option(s) {', '.join(map(describe, unknown))}; "
-                          f"its options are {', '.join(map(repr, self.RESET_OPTIONS))}", UserWarning, stacklevel=3)
+        options = check_reset_options(options, self.RESET_OPTIONS, "SelfPlayEnv")
         _check_option_seed("options['game_seed']", options.get("game_seed"))
         opponents = self._seat_option(options, "opponents", list(self.pools))
         for seat, spec in opponents.items():

@@ -53,8 +53,7 @@ Example:
 from __future__ import annotations
 
 import copy
-import warnings
-from typing import Any, Mapping
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -62,7 +61,7 @@ from pettingzoo import AECEnv
 
 from cluegym.envs.core.infos import SeatInfos
 from cluegym.envs.core.matching import preload_word_judge
-from cluegym.envs.core.options import call_after_init, check_init_options
+from cluegym.envs.core.options import call_after_init, check_init_options, check_reset_options
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.record import (
     RecordedAcceptance, RecordedRejection, decode_action, digest, record_action, to_jsonable,
@@ -70,7 +69,7 @@ from cluegym.envs.core.record import (
 from cluegym.envs.core.rng import check_seed, default_rng
 from cluegym.envs.core.seats import UnknownSeatError, seat_entry
 from cluegym.envs.core.spaces import ActionTextCleaner, action_mask_builder, action_mask_space, array_keys, read_only
-from cluegym.envs.core.text import describe, exception_text, reason_text
+from cluegym.envs.core.text import exception_text, reason_text
 from cluegym.envs.core.wrapping import OrderEnforcingWrapper, wrap  # noqa: F401 - games import wrap from here
 
 
@@ -507,10 +506,8 @@ class ClueGameEnv(AECEnv):
             >>> env.reset(); second = env.unwrapped.game_record()["seed"]        # same every run
         """
         check_seed(seed)
-        if options is not None and not isinstance(options, Mapping):
-            raise TypeError(f"options must be a dict (or None), got {describe(options)}")
-        if options and self._rules.reset_options is not None:
-            self._warn_unknown_options(options)
+        if options is not None:
+            check_reset_options(options, self._rules.reset_options, self.game_id)
         seed_generator = self._seed_generator
         if seed is None and self._seed is not None:
             if seed_generator is None:
@@ -556,15 +553,6 @@ class ClueGameEnv(AECEnv):
         self.agent_selection = self._rules.to_move(self.state)
         if self.render_mode == "human":
             self.render()
-
-    def _warn_unknown_options(self, options: Mapping[str, Any]) -> None:
-        """Warn of the keys of ``reset(options=...)`` the game does not read (its rules'
-        ``reset_options``): taken, as PettingZoo's API requires, but most likely misspelt."""
-        known = self._rules.reset_options
-        unknown = [key for key in options if key not in known]
-        if unknown:
-            warnings.warn(f"{self.game_id} does not read the reset option(s) {', '.join(map(describe, unknown))}; "
-                          f"its options are {', '.join(map(repr, known)) or 'none'}", UserWarning, stacklevel=3)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

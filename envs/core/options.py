@@ -35,16 +35,19 @@ import functools
 import inspect
 import math
 import re
+import sys
+import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, TypeVar, get_type_hints
+from typing import Any, Callable, Collection, Mapping, TypeVar, get_type_hints
 
 import numpy as np
 
 from cluegym.envs.core.hints import CoercionError, coerce_value, type_name
+from cluegym.envs.core.text import describe
 
 __all__ = [
-    "Option", "OptionError", "check_init_options", "check_options", "coerce_value", "declared_options",
-    "docstring_args", "type_name",
+    "Option", "OptionError", "check_init_options", "check_options", "check_reset_options", "coerce_value",
+    "declared_options", "RESET_CALLER_SKIPS", "docstring_args", "type_name",
 ]
 
 #: Longest ``repr`` of a rejected value shown in an error message.
@@ -296,6 +299,55 @@ def call_after_init(cls: _Type, method: str) -> _Type:
     __init__._calls_after_init = (*getattr(init, "_calls_after_init", ()), method)  # type: ignore[attr-defined]
     cls.__init__ = __init__  # type: ignore[misc]
     return cls
+
+
+#: Modules whose frames a reset warning passes over to name the user's own call: the env, the
+#: learning views and the libraries that wrap or drive them.
+RESET_CALLER_SKIPS = ("cluegym.envs.", "cluegym.wrappers.", "cluegym.training.", "pettingzoo.", "gymnasium.",
+                      "supersuit.", "stable_baselines3.", "sb3_contrib.", "ray.")
+
+
+def check_reset_options(options: Any, known: Collection[str] | None, who: str) -> Mapping[str, Any]:
+    """``reset(options=...)`` checked the one way every env and view checks it.
+
+    Gymnasium and PettingZoo pass ``options`` through untouched, so a key nobody reads is
+    taken (their API tests reset with foreign options) but warned of: most likely misspelt,
+    it would otherwise play a game the caller did not ask for without a word.
+
+    Args:
+        options: what ``reset`` was given.
+        known: the option names ``reset`` reads (empty: none; None: not declared, no warning).
+        who: the reset's owner as the warning names it (``"decrypto_v0"``, ``"SelfPlayEnv"``).
+
+    The warning names the first caller outside :data:`RESET_CALLER_SKIPS` (the user's
+    ``reset`` call, however many wrappers lie between), whether the env is compiled or not.
+
+    Returns:
+        ``options`` (an empty dict for None).
+
+    Raises:
+        TypeError: ``options`` is neither None nor a mapping.
+
+    Example:
+        >>> check_reset_options({"game_sead": 3}, ("game_seed",), "SelfPlayEnv")  # doctest: +SKIP
+        UserWarning: SelfPlayEnv does not read the reset option(s) 'game_sead'; its reset options are 'game_seed'
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"options must be a dict (or None), got {describe(options)}")
+    if known is not None:
+        unknown = [key for key in options if key not in known]
+        if unknown:
+            # Counted as warnings.warn counts: from the innermost Python frame, which is this
+            # function's own only when it runs as Python (compiled code makes no frames).
+            frame, stacklevel = sys._getframe(0), 1
+            while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(RESET_CALLER_SKIPS):
+                frame, stacklevel = frame.f_back, stacklevel + 1
+            warnings.warn(f"{who} does not read the reset option(s) {', '.join(map(describe, unknown))}; "
+                          f"its reset options are {', '.join(map(repr, known)) or 'none'}", UserWarning,
+                          stacklevel=stacklevel)
+    return options
 
 
 # ------------------------------------------------------------------------------------------

@@ -509,9 +509,10 @@ def test_a_reset_option_the_game_does_not_read_is_warned_of(game):
     env = cluegym.make(game, **GAMES[game])
     names = _RESET_OPTIONS[game]
     assert env.unwrapped.rules.reset_options == tuple(names)
-    with pytest.warns(UserWarning, match=f"does not read the reset option\\(s\\) 'bogus'; its options are "
-                                         f"{', '.join(map(repr, names))}"):
+    with pytest.warns(UserWarning, match=f"does not read the reset option\\(s\\) 'bogus'; its reset options are "
+                                         f"{', '.join(map(repr, names))}") as caught:
         env.reset(seed=3, options={"bogus": 1})
+    assert caught[0].filename == __file__, "the warning names the caller's reset, not the env's code"
     assert env.agents == env.possible_agents
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -520,7 +521,7 @@ def test_a_reset_option_the_game_does_not_read_is_warned_of(game):
 
 def test_a_misspelt_reset_option_is_warned_of():
     env = cluegym.make("decrypto")
-    with pytest.warns(UserWarning, match="'keyword'; its options are 'keywords'"):
+    with pytest.warns(UserWarning, match="'keyword'; its reset options are 'keywords'"):
         env.reset(seed=0, options={"keyword": ["sea", "tower", "wing", "apple"]})
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -220,8 +220,10 @@ def test_reset_options_are_no_dict_refused_and_unread_ones_warned_of(view):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         env.reset(seed=1, options={})  # RLlib's and Tianshou's empty options: no warning
-        with pytest.warns(UserWarning, match="reads no options; ignored: 'game_seed'"):
+        with pytest.warns(UserWarning, match="the multi-seat view does not read the reset option\\(s\\) 'game_seed'; "
+                                             "its reset options are none") as caught:
             env.reset(options={"game_seed": 3})
+        assert caught[0].filename == __file__, "the warning names the caller's reset, not the view's code"
 
 
 @pytest.mark.parametrize("kwargs, error, message", [

@@ -97,8 +97,10 @@ def test_reset_options_play_the_game_they_name_and_warn_of_a_misspelt_key():
     first, _ = env.reset(seed=0, options=options)
     assert np.array_equal(first, twin.reset(seed=5, options=options)[0]), "the options fix the game, not the seed"
     assert env.raw.game_record()["seed"] == 11 and env.opponent_specs() == {"attacker": "glove"}
-    with pytest.warns(UserWarning, match="does not read the option.*'game_sead'"):
+    with pytest.warns(UserWarning, match="SelfPlayEnv does not read the reset option\\(s\\) 'game_sead'; its reset "
+                                         "options are 'game_seed', 'agent_seeds', 'opponents'") as caught:
         env.reset(options={"game_sead": 11})
+    assert caught[0].filename == __file__, "the warning names the caller's reset, not the view's code"
 
 
 @pytest.mark.parametrize("game, seat", [("decrypto", "eve"), ("undercover", "player_0")])

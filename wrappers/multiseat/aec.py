@@ -3,7 +3,6 @@ selected (see :mod:`cluegym.wrappers.multiseat` for the view as a whole)."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Mapping, Sequence
 
 import gymnasium
@@ -12,9 +11,9 @@ from pettingzoo import AECEnv
 
 import cluegym
 from cluegym.agents import make_agent
+from cluegym.envs.core.options import check_reset_options
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.seats import UnknownSeatError, seat_entry, seat_get
-from cluegym.envs.core.text import describe
 from cluegym.wrappers.seat_task import choice_index, last_verdict, penalty
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
@@ -148,11 +147,7 @@ class MultiSeatEnv(AECEnv):
         """``reset``'s checks, before anything of the last game changes (the view reads no
         options: a non-empty dict is taken, as PettingZoo's API has it, and warned of)."""
         check_seed(seed)
-        if options is not None and not isinstance(options, Mapping):
-            raise TypeError(f"options must be a dict (or None), got {describe(options)}")
-        if options:
-            warnings.warn(f"the multi-seat view's reset reads no options; ignored: {', '.join(map(describe, options))}",
-                          UserWarning, stacklevel=4)  # the caller of reset
+        check_reset_options(options, (), "the multi-seat view")
 
     def _start_game(self, seed: int | None, options: Any = None) -> None:
         self._check_reset(seed, options)
