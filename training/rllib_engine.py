@@ -40,7 +40,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from cluegym.agents import run_match
+from cluegym.agents import check_agent_spec, run_match
 from cluegym.harness.distributed import connect_ray
 from cluegym.training.callback import TrainingClock
 from cluegym.training.evaluation import evaluation_metric
@@ -191,10 +191,17 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
 
     torch.set_num_threads(1)
     out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
+    # Checked before the run's folder is touched (see cluegym.training.train): the view checks
+    # the seats, opponents and options; the baselines and evaluation opponents are checked here.
     view = _learning_view(config)
     seats = list(view.possible_agents)
+    for spec in config.baselines:
+        for seat in seats:
+            check_agent_spec(spec, game=config.game, seat=seat)
+    for seat, spec in (config.eval_opponents or {}).items():
+        check_agent_spec(spec, game=config.game, seat=seat)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
     roles = {seat: task.role for seat, task in view.tasks.items()}
     mapping = policy_ids(seats, roles, config.policies)
     snapshot_policies = {}

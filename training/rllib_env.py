@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from cluegym.agents import make_agent
+from cluegym.agents import check_agent_spec, make_agent
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.shaping import PotentialShaping
 
@@ -82,6 +82,11 @@ class PooledMultiSeatEnv(MultiSeatEnv):
         super().__init__(game, learners, opponents={seat: specs[0] for seat, specs in pools.items()}, **kwargs)
         wildcard = pools.get("*")
         self.pools = {seat: pools.get(seat) or wildcard or [spec] for seat, spec in self.opponent_specs.items()}
+        # The first spec of a pool was built above; the others are drawn mid-run, in an env
+        # runner, where an unknown one would end the training: checked now.
+        for seat, specs in self.pools.items():
+            for spec in specs[1:]:
+                check_agent_spec(spec, game=game, seat=seat)
         self.snapshot_dir = snapshot_dir
         self.snapshot_policies = dict(snapshot_policies or {})
         self.max_snapshots = int(max_snapshots)

@@ -42,10 +42,11 @@ from pathlib import Path
 from typing import Any
 
 import cluegym
+from cluegym.agents import check_agent_spec
 from cluegym.training.callback import TrainingClock, training_callback
 from cluegym.training.config import DEFAULT_ALGO_KWARGS, TrainConfig, policy_metadata
 from cluegym.training.evaluation import (MEAN_RETURN, evaluate_agent, evaluate_policy, evaluation_metric,
-                                         evaluation_row)
+                                         evaluation_opponents, evaluation_row)
 from cluegym.training.policy_agent import algorithm_class, load_policy, save_policy
 from cluegym.training.reporting import plot_curve, report_table, write_eval_csv
 from cluegym.training.schedule import rounded_steps, same_parameters, steps_rounding, update_granularity
@@ -85,19 +86,19 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
     torch.set_num_threads(max(1, int(config.torch_threads)))
     out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
+    # Everything the run is told is checked before its folder is touched: a mistake must not
+    # leave a folder holding only config.json, nor overwrite the config.json of the run whose
+    # policy.zip the folder holds. The task checks the game and task options, the views below
+    # the opponents; the baselines are checked here, before any is evaluated.
     task = learner_task(config)
     metric = evaluation_metric(task)
+    for spec in config.baselines:
+        check_agent_spec(spec, game=config.game, seat=config.seat)
+    for seat, spec in evaluation_opponents(config).items():
+        check_agent_spec(spec, game=config.game, seat=seat)
     if config.progress and task.metric is None:
         print(f"[{config.game}/{config.seat}] the task names no metric: evaluating by the seat's mean episode "
               f"return ({MEAN_RETURN})", flush=True)
-
-    baselines: dict[str, float] = {}
-    for spec in config.baselines:
-        baselines[spec] = float(evaluate_agent(config, spec, task=task)[metric])
-        if config.progress:
-            print(f"[{config.game}/{config.seat}] baseline {spec}: {metric} {baselines[spec]:.3f}", flush=True)
 
     shaping = None
     if config.shaping:
@@ -121,14 +122,26 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
         policy, scorer_kwargs = scorer_policy(config.algo, per_choice)
         algo_kwargs["policy_kwargs"] = {**scorer_kwargs, **config.algo_kwargs.get("policy_kwargs", {})}
-    model = algorithm_class(config.algo)(policy, env, seed=config.seed, device="cpu", verbose=0, **algo_kwargs)
-    formats = ["csv"]
-    if config.tensorboard:
-        try:
-            import tensorboard  # noqa: F401 - deferred: an optional package, probed only when asked for
-        except ImportError as exc:
-            raise ImportError("--tensorboard needs the tensorboard package (pip install tensorboard)") from exc
-        formats.append("tensorboard")
+    try:
+        model = algorithm_class(config.algo)(policy, env, seed=config.seed, device="cpu", verbose=0, **algo_kwargs)
+        formats = ["csv"]
+        if config.tensorboard:
+            try:
+                import tensorboard  # noqa: F401 - deferred: an optional package, probed only when asked for
+            except ImportError as exc:
+                raise ImportError("--tensorboard needs the tensorboard package (pip install tensorboard)") from exc
+            formats.append("tensorboard")
+    except BaseException:
+        env.close()  # a subprocess VecEnv's workers would outlive the failed run
+        raise
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
+
+    baselines: dict[str, float] = {}
+    for spec in config.baselines:
+        baselines[spec] = float(evaluate_agent(config, spec, task=task)[metric])
+        if config.progress:
+            print(f"[{config.game}/{config.seat}] baseline {spec}: {metric} {baselines[spec]:.3f}", flush=True)
     model.set_logger(configure(str(out), formats))
 
     granularity, rule = update_granularity(model)

@@ -253,6 +253,40 @@ def test_selfplay_snapshots_join_same_role_pools_and_play(local_ray, tmp_path):
     assert view.opponent_specs["player_1"] == "random"  # no snapshot policy named for it
 
 
+def test_every_spec_of_an_opponent_pool_is_checked_when_the_view_is_built():
+    """Only a pool's first spec was built with the view: a misspelt later one failed when a
+    game drew it, in an env runner, in the middle of the training."""
+    from cluegym.agents import AgentSpecError
+    from cluegym.training.rllib_env import PooledMultiSeatEnv
+
+    with pytest.raises(AgentSpecError, match="glvoe"):
+        PooledMultiSeatEnv("undercover", ["player_0"], opponents={"*": ["random", "glvoe"]})
+    with pytest.raises(AgentSpecError, match="an agent spec must be a str"):
+        PooledMultiSeatEnv("undercover", ["player_0"], opponents={"player_1": ["random", 3]})
+
+
+@pytest.mark.parametrize("mistake, message", [
+    ({"baselines": ["random", "glvoe"]}, "glvoe"),
+    ({"eval_opponents": {"alice": "randon"}}, "randon"),
+    ({"opponents": {"alice": ["glove", "glove:kk=1"]}}, "kk"),
+    ({"task_options": {"n_candidate": 4}}, "n_candidate"),
+])
+def test_an_rllib_run_with_a_mistake_leaves_its_folder_alone(tmp_path, mistake, message):
+    """The RLlib run wrote ``config.json`` before it checked its seats, opponents, options and
+    baselines (as the SB3 run did)."""
+    from cluegym.training.rllib_engine import RLlibTrainConfig, train_rllib
+
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "config.json").write_text("{}")
+    for out in (tmp_path / "new", kept):
+        with pytest.raises(ValueError, match=message):
+            train_rllib(RLlibTrainConfig("decrypto", seats=["bob", "eve"], steps=64, out=str(out), progress=False,
+                                         **{"opponents": {"alice": ["glove"]}, **mistake}))
+    assert not (tmp_path / "new").exists() and sorted(kept.iterdir()) == [kept / "config.json"]
+    assert (kept / "config.json").read_text() == "{}"
+
+
 def test_shaping_reaches_the_rllib_env_and_is_checked():
     """``shaping`` goes from the run's config to every env runner's view, with PPO's gamma."""
     from cluegym.training.rllib_engine import RLlibTrainConfig

@@ -167,3 +167,26 @@ def test_evaluations_fall_on_update_boundaries_and_leave_training_alone(tmp_path
     assert often["steps_rounding"] is None and often["steps_trained"] == 128
     first, second = _policy_parameters(Path(often["policy"])), _policy_parameters(Path(never["policy"]))
     assert all(np.array_equal(first[name], second[name]) for name in first)
+
+
+@pytest.mark.parametrize("mistake, error, message", [
+    ({"task_options": {"n_candidate": 4}}, ValueError, "n_candidate"),
+    ({"baselines": ["random", "glvoe"]}, ValueError, "glvoe"),
+    ({"opponents": {"alice": ["glove:k=16"], "bob": ["glove:kk=3"]}}, ValueError, "kk"),
+    ({"eval_opponents": {"alice": "glove", "bob": "randon"}}, ValueError, "randon"),
+])
+def test_a_mistake_in_the_run_fails_before_its_folder_is_touched(tmp_path, mistake, error, message):
+    """A misspelt option or agent spec failed after ``config.json`` was written (the baselines'
+    after the earlier ones were evaluated): a new folder was left holding only ``config.json``,
+    and an earlier run's folder got a ``config.json`` that no longer described its
+    ``policy.zip``."""
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "config.json").write_text('{"steps": 1536}')
+    for out in (tmp_path / "new", kept):
+        config = TrainConfig("decrypto", "eve", steps=64, n_envs=1, eval_games=2, progress=False, out=str(out),
+                             **{"opponents": EVE_OPPONENTS, **mistake})
+        with pytest.raises(error, match=message):
+            train(config)
+    assert not (tmp_path / "new").exists()
+    assert (kept / "config.json").read_text() == '{"steps": 1536}' and sorted(kept.iterdir()) == [kept / "config.json"]
