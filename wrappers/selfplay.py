@@ -277,6 +277,8 @@ class SelfPlayEnv(gymnasium.Env):
         """``reset``'s ``options`` as a dict, checked before anything changes (see :meth:`reset`);
         a key it does not read is warned of (taken, as Gymnasium's API has it, but most likely
         misspelt)."""
+        if options is None:  # every training reset: nothing to check, kept cheap
+            return {}
         options = check_reset_options(options, self.RESET_OPTIONS, "SelfPlayEnv")
         _check_option_seed("options['game_seed']", options.get("game_seed"))
         opponents = self._seat_option(options, "opponents", list(self.pools))

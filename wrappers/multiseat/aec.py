@@ -147,7 +147,8 @@ class MultiSeatEnv(AECEnv):
         """``reset``'s checks, before anything of the last game changes (the view reads no
         options: a non-empty dict is taken, as PettingZoo's API has it, and warned of)."""
         check_seed(seed)
-        check_reset_options(options, (), "the multi-seat view")
+        if options is not None:
+            check_reset_options(options, (), "the multi-seat view")
 
     def _start_game(self, seed: int | None, options: Any = None) -> None:
         self._check_reset(seed, options)
