@@ -30,6 +30,7 @@ from cluegym.agents.embedding.dixit import CaptionAgent
 from cluegym.agents.encoders.sentences import SentenceEncoder
 from cluegym.envs.dixit.deck import default_deck_folder
 from cluegym.envs.dixit.env import get_deck
+from cluegym.harness.seeding import check_match_seed
 
 #: Format version of the benchmark JSON.
 BENCH_VERSION = 1
@@ -83,8 +84,10 @@ def build_bench(
         "candidates", "answer"}, ...]}``.
 
     Raises:
-        ValueError: the deck lacks captions, or is too small for the rank ranges.
+        ValueError: the deck lacks captions, or is too small for the rank ranges; a negative
+            seed. TypeError: a seed that is no integer.
     """
+    check_match_seed(seed)
     deck = get_deck() if deck is None else deck
     folder = Path(next(iter(deck.paths.values()))).parent.resolve()
     cards = [c for c in deck.card_ids if deck.captions and deck.captions.get(c)]

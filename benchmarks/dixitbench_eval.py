@@ -41,6 +41,7 @@ from cluegym.envs.core import text_space
 from cluegym.envs.core.text import to_charset
 from cluegym.envs.dixit.env import CAPTION_MAX_CHARS, IMAGE_SIZE, get_deck
 from cluegym.envs.dixit.prompts import direct_prompt, entailment_prompt
+from cluegym.harness.seeding import check_match_seed
 
 STRATEGIES: tuple[str, ...] = ("direct", "entailment")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -210,6 +211,7 @@ def evaluate(
         ``{"agent", "metadata", "strategies": {strategy: {"easy", "hard", "total",
         "invalid"}}, "items": per-item answers, "wall_s"}``.
     """
+    check_match_seed(seed)
     unknown = sorted(set(strategies) - set(STRATEGIES))
     if unknown or not strategies:
         raise ValueError(f"strategies must be among {', '.join(STRATEGIES)}, got {list(strategies)}")

@@ -38,7 +38,7 @@ from cluegym.agents import AgentSpecError, make_agent
 from cluegym.agents.human import HumanAgent, HumanTurn
 from cluegym.envs.core.record import to_jsonable
 from cluegym.envs.core.registry import env_module
-from cluegym.harness import resolve_seats, run_match
+from cluegym.harness import check_match_seed, resolve_seats, run_match
 
 __all__ = ["PlaySession", "WebConsole", "register_cli"]
 
@@ -115,12 +115,16 @@ class PlaySession:
         results_path: append each finished game to this JSONL (for ``cluegym replay``).
 
     Raises:
-        ValueError: an unknown game or seat, or an agent spec for the human's seat.
+        ValueError: an unknown game or seat, an agent spec for the human's seat, fewer than one
+            game or a negative seed. TypeError: a seed that is no integer.
         AgentSpecError: a spec that names no usable agent.
     """
 
     def __init__(self, game: str, seat: str, agents: dict[str, str] | None = None, *, games: int = 1, seed: int = 0,
                  env_kwargs: dict[str, Any] | None = None, port: int = 0, results_path: str | Path | None = None) -> None:
+        if games < 1:
+            raise ValueError(f"games must be >= 1, got {games}")
+        check_match_seed(seed)
         self.game, self.seat, self.games, self.seed = game, seat, games, seed
         self.env_kwargs = dict(env_kwargs or {})
         seats = list(env_module(game).env(**self.env_kwargs).possible_agents)

@@ -45,7 +45,7 @@ from cluegym.agents import AgentSpecError, make_agent, run_match
 from cluegym.benchmarks.ratings import GameOutcome, head_to_head, per_role_table, rate_outcomes, side_scores
 from cluegym.benchmarks.tournament_report import format_report, write_reports
 from cluegym.envs.core.registry import env_module
-from cluegym.harness import build_agents, resolve_seats
+from cluegym.harness import build_agents, check_match_seed, resolve_seats
 from cluegym.harness.results import load_rows, write_json_atomic
 
 __all__ = ["Match", "Side", "plan_matches", "register_cli", "run_tournament", "tournament_sides"]
@@ -205,7 +205,7 @@ def run_tournament(
         (a rerun replays it).
 
     Raises:
-        ValueError: bad agents, names, options or folder (before any game is played).
+        ValueError: bad agents, names, options, seed or folder (before any game is played).
         AgentSpecError: a spec that names no usable agent.
     """
     if len(agents) < 2:
@@ -215,6 +215,7 @@ def run_tournament(
             raise ValueError(f"agent name {name!r} must be letters, digits, '_', '.', '+' or '-'")
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
+    check_match_seed(seed)
     if importlib.util.find_spec("openskill") is None:  # before any game, not after them all
         raise ValueError("tournament ratings need the openskill package: pip install 'cluegym[tournament]'")
     env_kwargs = dict(env_kwargs or {})

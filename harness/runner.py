@@ -44,6 +44,7 @@ from cluegym.harness.match_game import play_match_game_async
 from cluegym.harness.play import agent_game_stats
 from cluegym.harness.results import check_writable, load_rows, seat_counters, sum_agent_stats, write_json_atomic
 from cluegym.harness.seats import build_agents, resolve_seats
+from cluegym.harness.seeding import check_match_seed
 from cluegym.harness.stopping import GameSlots, run_carrying_stops
 
 __all__ = ["POSTFIX_EVERY_S", "MatchProgress", "format_metrics", "run_match", "summarize"]
@@ -170,7 +171,8 @@ def run_match(
         "error"}]}``, ``problems`` says why ``ok`` is false.
 
     Raises:
-        ValueError: a bad option, seat, spec, path or results row (before any game runs).
+        ValueError: a bad option, seat, spec, path or results row, or a negative seed (before any
+            game runs). TypeError: a seed that is no integer.
         RayNotInstalledError: ``ray_address`` without Ray installed (before any game runs).
         ConnectionError: no Ray cluster at ``ray_address``.
         KeyboardInterrupt, asyncio.CancelledError: the run was stopped; finished games stay
@@ -180,6 +182,7 @@ def run_match(
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
+    check_match_seed(seed)
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     if ray_address is not None:

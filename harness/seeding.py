@@ -10,9 +10,40 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["agent_seed", "game_seed"]
+from cluegym.envs.core.text import describe
+
+__all__ = ["agent_seed", "check_match_seed", "game_seed"]
+
+
+def check_match_seed(seed: Any, name: str = "seed") -> None:
+    """Raise unless ``seed`` is a match seed: a non-negative integer (Python's or numpy's).
+
+    Checked before a match, tournament or training run starts: a negative seed made every
+    game error at its first draw (numpy's ``SeedSequence`` takes no negative entropy), and a
+    float or a bool is no seed (``1.5`` and ``1.7`` would deal the same games).
+
+    Args:
+        seed: the value given.
+        name: how the error names it (``"seed"``, ``"eval_seed"``).
+
+    Raises:
+        TypeError: not an integer (None, a bool and a float included).
+        ValueError: a negative integer.
+
+    Example:
+        >>> check_match_seed(0)
+        >>> check_match_seed(-1)
+        Traceback (most recent call last):
+        ValueError: seed must be a non-negative integer, got -1
+    """
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{name} must be a non-negative integer, got {describe(seed)}")
+    if seed < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {seed}")
 
 
 def game_seed(seed: int, index: int) -> int:

@@ -22,6 +22,7 @@ from typing import Any
 import cluegym
 from cluegym.agents import AgentSpecError
 from cluegym.harness import format_metrics
+from cluegym.training.evaluation import EvaluationError
 from cluegym.training.train import MEAN_RETURN, TrainConfig, train
 
 
@@ -85,7 +86,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             seed=args.seed, out=args.out or "", tensorboard=args.tensorboard, scorer=args.scorer,
         )
         summary = train(config)
-    except (AgentSpecError, ValueError, FileNotFoundError, ImportError) as exc:
+    except (AgentSpecError, ValueError, FileNotFoundError, ImportError, EvaluationError) as exc:
         raise SystemExit(f"cluegym train: error: {exc}")
     metric = summary["metric"]
     print(f"\n{args.game}/{args.seat}: {args.algo}, {summary['steps_trained']:,} env steps, "
@@ -136,7 +137,7 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
         )
         summary = train_rllib(config)
     except (AgentSpecError, ValueError, TypeError, FileNotFoundError, ImportError, ConnectionError,
-            RayNotInstalledError) as exc:
+            RayNotInstalledError, EvaluationError) as exc:
         raise SystemExit(f"cluegym train: error: {' '.join(str(exc).split())}")
     seats = list(summary["policies"])
     print(f"\n{args.game}/{'+'.join(seats)}: RLlib PPO ({args.policies} policies: "

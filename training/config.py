@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import cluegym
+from cluegym.harness.seeding import check_match_seed
 from cluegym.training.policy_agent import ALGORITHMS
 
 __all__ = ["DEFAULT_ALGO_KWARGS", "TrainConfig", "policy_metadata"]
@@ -52,7 +53,7 @@ class TrainConfig:
             metric of its own is evaluated by the seat's mean episode return, ``"mean_return"``;
             the generic task takes ``metric=<a game metric>``).
         algo_kwargs: overrides of :data:`DEFAULT_ALGO_KWARGS`.
-        seed: seeds the model and the envs.
+        seed: seeds the model and the envs (0 <= seed < 2**32).
         out: run folder.
         tensorboard: also log for TensorBoard (needs the ``tensorboard`` package).
         torch_threads: torch CPU threads (1 is fastest for these small networks).
@@ -94,6 +95,11 @@ class TrainConfig:
         for name in ("steps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        for name in ("seed", "eval_seed"):
+            check_match_seed(getattr(self, name), name)
+        if self.seed >= 2**32:  # numpy's legacy global generator takes no larger seed
+            raise ValueError(f"seed must be below 2**32 (Stable-Baselines3 seeds numpy's global generator with it), "
+                             f"got {self.seed}")
         if self.vec not in ("dummy", "subproc"):
             raise ValueError(f"vec must be 'dummy' or 'subproc', got {self.vec!r}")
         self.opponents = {seat: [specs] if isinstance(specs, str) else list(specs)

@@ -21,11 +21,35 @@ from cluegym.agents import run_match
 from cluegym.training.config import TrainConfig
 from cluegym.wrappers.seat_task import SeatTask
 
-__all__ = ["MEAN_RETURN", "evaluation_metric", "evaluation_opponents", "evaluate_agent", "evaluate_policy",
-           "evaluation_row"]
+__all__ = ["MEAN_RETURN", "EvaluationError", "checked_evaluation", "evaluation_metric", "evaluation_opponents",
+           "evaluate_agent", "evaluate_policy", "evaluation_row"]
 
 #: The metric of a task that names none: the learning seat's mean (unshaped) episode return.
 MEAN_RETURN = "mean_return"
+
+
+class EvaluationError(RuntimeError):
+    """An evaluation match that did not play as asked: a game errored, or a seat's agent failed
+    every decision (so a fallback played it). Its numbers would describe other games, or
+    another player, than the run reports."""
+
+
+def checked_evaluation(summary: dict[str, Any], what: str) -> dict[str, Any]:
+    """``summary`` (a :func:`~cluegym.harness.run_match` summary) when the match played as
+    asked, else :class:`EvaluationError` naming ``what`` was evaluated, the match's problems
+    and the first errored game's error.
+
+    Example:
+        >>> checked_evaluation({"ok": False, "problems": ["1 of 2 games errored"],
+        ...                     "errored_games": {"games": [{"index": 1, "error": "ValueError: x"}]}}, "random")
+        Traceback (most recent call last):
+        EvaluationError: evaluating random: 1 of 2 games errored (game 1: ValueError: x)
+    """
+    if not summary["ok"]:
+        errored = summary["errored_games"]["games"]
+        first = f" (game {errored[0]['index']}: {errored[0]['error']})" if errored else ""
+        raise EvaluationError(f"evaluating {what}: {'; '.join(summary['problems'])}{first}")
+    return summary
 
 
 def evaluation_metric(task: SeatTask) -> str:
@@ -58,18 +82,22 @@ def evaluate_agent(config: TrainConfig, spec: str, games: int | None = None,
 
     Returns:
         The game's ``metrics()`` over those games, plus the task's metric.
+
+    Raises:
+        EvaluationError: a game errored, or a seat's agent failed every decision: no number is
+            reported for games other than those asked for.
     """
     seats = {config.seat: spec, **evaluation_opponents(config)}
     results: list[dict[str, Any]] = []
     summary = run_match(config.game, seats, games=games or config.eval_games, seed=config.eval_seed,
                         env_kwargs=config.env_kwargs, progress=False,
                         on_game=lambda index, record: results.append(record["result"]))
+    checked_evaluation(summary, f"{spec} in {config.seat}")
     metrics = dict(summary["metrics"])
     if task is not None and task.metric is not None:
         metrics[task.metric_name] = task.score(metrics, results)
     elif task is not None:
-        # No finished game (all errored) leaves no return to average: NaN, not a made-up 0.
-        metrics[MEAN_RETURN] = float(summary["mean_return"].get(config.seat, float("nan")))
+        metrics[MEAN_RETURN] = float(summary["mean_return"][config.seat])
     return metrics
 
 

@@ -43,7 +43,7 @@ import numpy as np
 from cluegym.agents import check_agent_spec, run_match
 from cluegym.harness.distributed import connect_ray
 from cluegym.training.callback import TrainingClock
-from cluegym.training.evaluation import evaluation_metric
+from cluegym.training.evaluation import checked_evaluation, evaluation_metric
 from cluegym.training.reporting import plot_curve, write_eval_csv
 from cluegym.training.rllib_agent import METADATA_FILE, MODULES_DIR, load_rllib_module
 from cluegym.training.rllib_config import (DEFAULT_HIDDEN, DEFAULT_PPO_KWARGS, RLlibTrainConfig, SeatPolicyMap,
@@ -91,17 +91,20 @@ def evaluate_seats(config: RLlibTrainConfig, view: PooledMultiSeatEnv, specs: Ma
     Returns:
         The game's numeric metrics, each learning seat's task metric (``SEAT:METRIC``; the
         seat's mean return for a task without a metric) and the headline metric.
+
+    Raises:
+        EvaluationError: a game errored, or a seat's agent failed every decision.
     """
     opponents = config.eval_opponents or {seat: view.pools[seat][0] for seat in view.opponent_specs}
     results: list[dict[str, Any]] = []
     summary = run_match(config.game, {**opponents, **specs}, games=config.eval_games, seed=config.eval_seed,
                         env_kwargs=config.env_kwargs, progress=False,
                         on_game=lambda index, record: results.append(record["result"]))
+    checked_evaluation(summary, ", ".join(f"{spec} in {seat}" for seat, spec in specs.items()))
     numbers = {k: float(v) for k, v in summary["metrics"].items() if isinstance(v, (int, float))}
     columns, headline = seat_metric_names(view)
     for seat, task in view.tasks.items():
-        value = (task.score(summary["metrics"], results) if task.metric is not None
-                 else summary["mean_return"].get(seat, float("nan")))
+        value = task.score(summary["metrics"], results) if task.metric is not None else summary["mean_return"][seat]
         numbers[columns[seat]] = float(value)
     if headline not in columns.values():
         numbers[headline] = float(np.mean([numbers[c] for c in columns.values()]))

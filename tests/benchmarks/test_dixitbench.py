@@ -98,6 +98,8 @@ def test_small_decks_need_other_ranks_and_decks_need_captions(tmp_path: Path):
         build_bench(load_deck(_small_deck(bare, 10, captions=False)))
     with pytest.raises(ValueError, match="clue"):
         build_bench(deck, clue="poem", easy_ranks=(8, 19))
+    with pytest.raises(ValueError, match="seed must be a non-negative integer, got -1"):  # numpy's words alone
+        build_bench(deck, seed=-1, easy_ranks=(8, 19))
 
 
 def test_load_errors(tmp_path: Path):
@@ -136,6 +138,8 @@ def test_evaluate_strategies_with_scripted_agents(bench):
     assert first["strategies"]["direct"]["total"] == pytest.approx(expected)
     assert first["strategies"]["entailment"]["invalid"] == 24  # no number in its answers
     assert "direct" in format_table(first)
+    with pytest.raises(ValueError, match="seed must be a non-negative integer, got -2"):
+        evaluate(bench, "random", seed=-2, limit=2)
 
 
 def test_item_observations_match_a_dixit_vote(bench):

@@ -19,6 +19,10 @@ def test_session_checks_its_seat_and_serves_only_localhost():
         PlaySession("taboo", "nobody")
     with pytest.raises(ValueError, match="the human's seat"):
         PlaySession("taboo", "defender", {"defender": "random"})
+    with pytest.raises(ValueError, match="seed must be a non-negative integer, got -1"):
+        PlaySession("taboo", "defender", {"*": "random"}, seed=-1)  # every game errored, on the page
+    with pytest.raises(ValueError, match="games must be >= 1, got 0"):
+        PlaySession("taboo", "defender", {"*": "random"}, games=0)
     session = PlaySession("taboo", "defender", {"*": "random"})
     try:
         assert session.url.startswith("http://127.0.0.1:")

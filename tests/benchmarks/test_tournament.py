@@ -195,3 +195,12 @@ def test_cli_tournament_and_leaderboard(tmp_path, capsys):
         assert exc.value.code == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("cluegym: error:") and message in err and "\n" not in err
+
+
+def test_a_negative_seed_fails_before_the_folder_is_made(tmp_path):
+    """The tournament made its folder and wrote its settings with the seed, then every game
+    errored."""
+    with pytest.raises(ValueError, match="seed must be a non-negative integer, got -1"):
+        run_tournament("taboo", {"a": "random", "b": "random"}, games=2, seed=-1, out_dir=tmp_path / "t",
+                       progress=False)
+    assert not (tmp_path / "t").exists()

@@ -239,3 +239,25 @@ def test_setup_errors_exit_2_in_one_line(capsys):
         main(["run", "decrypto", "--env", "max_turns=99", "--no-progress"])
     assert exc.value.code == 2 and str(exc.value).startswith("cluegym: error:") and "max_turns" in str(exc.value)
     assert capsys.readouterr().err.strip() == str(exc.value)
+
+
+@pytest.mark.parametrize("seed, error, message", [
+    (-3, ValueError, "seed must be a non-negative integer, got -3"),
+    (1.5, TypeError, "seed must be a non-negative integer, got 1.5"),
+    (True, TypeError, "got True"),
+    (None, TypeError, "got None"),
+])
+def test_a_match_seed_that_is_no_seed_fails_before_any_game(tmp_path, seed, error, message):
+    """A negative match seed played no game: each errored at its first draw (numpy's "expected
+    non-negative integer"), and the run reported N errored games instead of the mistake."""
+    results = tmp_path / "rows.jsonl"
+    with pytest.raises(error, match=message):
+        run_match("decrypto", AGENTS, games=2, seed=seed, results_path=results, progress=False)
+    assert STARTED == [] and not results.exists()
+
+
+def test_cli_refuses_a_negative_seed_in_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "decrypto", *cli_agents(), "--games", "2", "--seed", "-3", "--no-progress"])
+    assert exc.value.code == 2 and str(exc.value) == "cluegym: error: seed must be a non-negative integer, got -3"
+    assert STARTED == []

@@ -287,6 +287,33 @@ def test_an_rllib_run_with_a_mistake_leaves_its_folder_alone(tmp_path, mistake, 
     assert (kept / "config.json").read_text() == "{}"
 
 
+@pytest.mark.parametrize("field, value, message", [
+    ("seed", -1, "seed must be a non-negative integer, got -1"),
+    ("seed", 2**32, "seed must be below 2\\*\\*32"),
+    ("eval_seed", -2, "eval_seed must be a non-negative integer, got -2"),
+])
+def test_an_rllib_config_refuses_a_seed_no_run_can_use(field, value, message):
+    from cluegym.training.rllib_engine import RLlibTrainConfig
+
+    with pytest.raises(ValueError, match=message):
+        RLlibTrainConfig("decrypto", **{field: value})
+
+
+def test_an_rllib_evaluation_with_errored_games_reports_no_number(monkeypatch):
+    """As the SB3 run's: metrics over only the games that finished were reported as the run's."""
+    import cluegym.agents
+    from cluegym.training.evaluation import EvaluationError
+    from cluegym.training.rllib_engine import RLlibTrainConfig, evaluate_seats
+    from cluegym.training.rllib_env import PooledMultiSeatEnv
+
+    monkeypatch.setitem(cluegym.agents.AGENTS, "breaks", "test_train:BreaksEveryOtherGame")
+    config = RLlibTrainConfig("decrypto", seats=["bob", "eve"], opponents={"alice": ["random"]}, eval_games=8)
+    view = PooledMultiSeatEnv("decrypto", ["bob", "eve"], opponents={"alice": ["random"]})
+    with pytest.raises(EvaluationError, match=r"evaluating breaks in bob, random in eve: \d of 8 games errored"):
+        evaluate_seats(config, view, {"bob": "breaks", "eve": "random"})
+    assert "eve:interception_rate" in evaluate_seats(config, view, {"bob": "random", "eve": "random"})
+
+
 def test_shaping_reaches_the_rllib_env_and_is_checked():
     """``shaping`` goes from the run's config to every env runner's view, with PPO's gamma."""
     from cluegym.training.rllib_engine import RLlibTrainConfig

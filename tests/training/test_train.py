@@ -11,6 +11,8 @@ import pytest
 import cluegym
 from cluegym.agents import make_agent, run_match
 from cluegym.cli import main as cli_main
+from cluegym.agents.random_agent import RandomAgent
+from cluegym.training.evaluation import EvaluationError
 from cluegym.training.train import TrainConfig, evaluate_agent, train
 
 EVE_OPPONENTS = {"alice": ["glove:k=16"], "bob": ["glove"]}
@@ -190,3 +192,35 @@ def test_a_mistake_in_the_run_fails_before_its_folder_is_touched(tmp_path, mista
             train(config)
     assert not (tmp_path / "new").exists()
     assert (kept / "config.json").read_text() == '{"steps": 1536}' and sorted(kept.iterdir()) == [kept / "config.json"]
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("seed", -1, "seed must be a non-negative integer, got -1"),
+    ("seed", 2**32, "seed must be below 2\\*\\*32"),
+    ("eval_seed", -1, "eval_seed must be a non-negative integer, got -1"),
+])
+def test_a_seed_no_run_can_use_is_refused_by_the_config(field, value, message):
+    """``--eval-seed -1`` trained the whole run, then every evaluation game errored and the run
+    ended in a KeyError; ``--seed 2**32`` failed in numpy's ``np.random.seed``."""
+    with pytest.raises(ValueError, match=message):
+        TrainConfig("decrypto", "eve", **{field: value})
+
+
+class BreaksEveryOtherGame(RandomAgent):
+    """A random player whose ``reset`` raises in every game with an odd seed: those games error."""
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        if seed is not None and seed % 2:
+            raise RuntimeError(f"broke in the game seeded {seed}")
+
+
+def test_an_evaluation_with_errored_games_reports_no_number(monkeypatch):
+    """An evaluation reported its metrics over the games that happened to finish: a curve
+    point or baseline could stand on 3 of 8 games, and all-errored games gave a KeyError."""
+    monkeypatch.setitem(cluegym.agents.AGENTS, "breaks", f"{__name__}:BreaksEveryOtherGame")
+    config = TrainConfig("decrypto", "eve", opponents=EVE_OPPONENTS, eval_games=8, progress=False)
+    with pytest.raises(EvaluationError, match=r"evaluating breaks in eve: \d of 8 games errored \(game \d+: "
+                                              r"RuntimeError: broke in the game seeded"):
+        evaluate_agent(config, "breaks")
+    assert set(evaluate_agent(config, "random")) >= {"interception_rate"}
