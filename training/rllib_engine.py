@@ -41,7 +41,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from cluegym.agents import check_agent_spec, run_match
-from cluegym.harness.distributed import connect_ray
+from cluegym.harness.distributed import connect_ray, import_ray
 from cluegym.training.callback import TrainingClock
 from cluegym.training.evaluation import checked_evaluation, evaluation_metric
 from cluegym.training.reporting import plot_curve, write_eval_csv
@@ -195,7 +195,8 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
     torch.set_num_threads(1)
     out = Path(config.out)
     # Checked before the run's folder is touched (see cluegym.training.train): the view checks
-    # the seats, opponents and options; the baselines and evaluation opponents are checked here.
+    # the seats, opponents and options; the baselines and evaluation opponents are checked
+    # here, and PPO's config is built (an unknown algorithm argument fails there), Ray or not.
     view = _learning_view(config)
     seats = list(view.possible_agents)
     for spec in config.baselines:
@@ -203,8 +204,6 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
             check_agent_spec(spec, game=config.game, seat=seat)
     for seat, spec in (config.eval_opponents or {}).items():
         check_agent_spec(spec, game=config.game, seat=seat)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
     roles = {seat: task.role for seat, task in view.tasks.items()}
     mapping = policy_ids(seats, roles, config.policies)
     snapshot_policies = {}
@@ -214,9 +213,23 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
             same = [s for s in seats if role is not None and roles[s] == role]
             if same:
                 snapshot_policies[seat] = mapping[same[0]]
-        if not snapshot_policies and config.progress:
-            print(f"[{config.game}] self-play: no non-learning seat shares a learning seat's role; "
-                  "snapshots are saved but never played", flush=True)
+    env_config = {"game": config.game, "learners": seats, "opponents": config.opponents,
+                  "task_options": config.task_options, "env_kwargs": config.env_kwargs,
+                  "invalid_action_penalty": config.invalid_action_penalty, "max_snapshots": config.max_snapshots,
+                  "shaping": float(config.shaping),
+                  "gamma": float({**DEFAULT_PPO_KWARGS, **config.algo_kwargs}["gamma"]),
+                  "snapshot_dir": str((out / "snapshots").resolve()) if snapshot_policies else None,
+                  "snapshot_policies": snapshot_policies}
+    import_ray()  # no Ray: RayNotInstalledError, naming the extra, before anything is written
+    try:
+        ppo_config = _ppo_config(config, env_config, mapping, view)
+    except TypeError as exc:  # PPOConfig.training(): "got an unexpected keyword argument 'x'"
+        raise ValueError(f"algo_kwargs: RLlib's PPO does not take them: {exc}") from exc
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
+    if config.selfplay and not snapshot_policies and config.progress:
+        print(f"[{config.game}] self-play: no non-learning seat shares a learning seat's role; "
+              "snapshots are saved but never played", flush=True)
     columns, headline = seat_metric_names(view)
     tag = f"[{config.game}/{'+'.join(seats)}]"
 
@@ -228,13 +241,6 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
         if config.progress:
             print(f"{tag} baseline {spec}: {headline} {baselines[spec]:.3f}", flush=True)
 
-    env_config = {"game": config.game, "learners": seats, "opponents": config.opponents,
-                  "task_options": config.task_options, "env_kwargs": config.env_kwargs,
-                  "invalid_action_penalty": config.invalid_action_penalty, "max_snapshots": config.max_snapshots,
-                  "shaping": float(config.shaping),
-                  "gamma": float({**DEFAULT_PPO_KWARGS, **config.algo_kwargs}["gamma"]),
-                  "snapshot_dir": str((out / "snapshots").resolve()) if snapshot_policies else None,
-                  "snapshot_policies": snapshot_policies}
     # Deferred on purpose: ray[rllib] is an optional, heavy dependency (cluegym[rllib]).
     import ray
     from ray.tune.registry import register_env
@@ -243,7 +249,7 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
     algo = None
     try:
         register_env(ENV_NAME, make_rllib_env)
-        algo = _ppo_config(config, env_config, mapping, view).build_algo()
+        algo = ppo_config.build_algo()
         policies = set(mapping.values())
         rows: list[dict[str, Any]] = []
         clock = TrainingClock()

@@ -270,6 +270,7 @@ def test_every_spec_of_an_opponent_pool_is_checked_when_the_view_is_built():
     ({"eval_opponents": {"alice": "randon"}}, "randon"),
     ({"opponents": {"alice": ["glove", "glove:kk=1"]}}, "kk"),
     ({"task_options": {"n_candidate": 4}}, "n_candidate"),
+    ({"algo_kwargs": {"learning_rate": 1e-3}}, "RLlib's PPO does not take them: .*'learning_rate'"),
 ])
 def test_an_rllib_run_with_a_mistake_leaves_its_folder_alone(tmp_path, mistake, message):
     """The RLlib run wrote ``config.json`` before it checked its seats, opponents, options and
