@@ -49,9 +49,14 @@ class PolicyPool:
         self.max_snapshots = int(max_snapshots)
         self.latest_prob = float(latest_prob)
 
+    @staticmethod
+    def snapshot_spec(path: str) -> str:
+        """The agent spec a snapshot at ``path`` plays as (the saved-policy agent)."""
+        return f"ppo:path={path}"
+
     def add_snapshot(self, path: str) -> None:
         """Add a frozen snapshot of the learner (a saved policy file)."""
-        spec = f"ppo:path={path}"
+        spec = self.snapshot_spec(path)
         if spec in self.snapshots:  # a pool shared by several seats gets each snapshot once
             return
         self.snapshots.append(spec)

@@ -151,6 +151,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.selfplay = bool(selfplay)
         self.snapshot_seats = [s for s in self.pools if self.selfplay and self._same_role(s)]
         self._agents: dict[str, Any] = {}  # spec/seat -> agent instance, reused across games
+        self._snapshot_specs: set[str] = set()  # the snapshots' specs among them
         self._players: dict[str, Any] = {}
         self._delegate: Any = None
         # The raw env's observe, or its lean_observe when the task and delegate allow it.
@@ -182,12 +183,32 @@ class SelfPlayEnv(gymnasium.Env):
     def add_snapshot(self, path: str) -> list[str]:
         """Add a saved learner policy to the pools of same-role seats (self-play only).
 
+        The snapshot's agent is built for each of those seats now, so a file that is missing,
+        or a policy of another game or role, fails here (in the training callback that saved
+        it) rather than at a later reset that draws it; no pool takes it then. The agents of
+        snapshots that no pool keeps any longer (``max_snapshots``) are let go.
+
         Returns:
             The seats whose pools took it (empty when self-play is off or no seat shares
             the learner's role, e.g. in Decrypto).
+
+        Raises:
+            FileNotFoundError: no saved policy at ``path``.
+            ValueError: the policy does not fit a seat (another game, role or feature size).
         """
+        spec = PolicyPool.snapshot_spec(str(path))
+        for other in self.snapshot_seats:
+            self._agent(spec, other)
         for other in self.snapshot_seats:
             self.pools[other].add_snapshot(str(path))
+        if self.snapshot_seats:
+            self._snapshot_specs.add(spec)
+            kept = {s for pool in self.pools.values() for s in pool.snapshots}
+            kept.update(spec for spec, _ in self._players.values())  # the current game's players stay
+            for dropped in self._snapshot_specs - kept:
+                self._snapshot_specs.discard(dropped)
+                for key in [key for key in self._agents if key[0] == dropped]:
+                    del self._agents[key]
         return list(self.snapshot_seats)
 
     def opponent_specs(self) -> dict[str, str]:

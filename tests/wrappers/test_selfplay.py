@@ -268,8 +268,43 @@ def test_pool_swap_draws_snapshots_for_same_role_seats(tmp_path):
     # Undercover's players share one role: every other seat takes the snapshot.
     env = SelfPlayEnv("undercover", "player_0", selfplay=True, opponents={f"player_{i}": "random" for i in range(1, 5)},
                       task_options={"speaker": "random"})
-    assert env.add_snapshot("snap.zip") == [f"player_{i}" for i in range(1, 5)]
-    assert all(env.pools[s].snapshots == ["ppo:path=snap.zip"] for s in env.pools)
+    snapshot = _untrained_policy(env, tmp_path / "snap")
+    assert env.add_snapshot(snapshot) == [f"player_{i}" for i in range(1, 5)]
+    assert all(env.pools[s].snapshots == [f"ppo:path={snapshot}"] for s in env.pools)
+
+
+def _untrained_policy(env: SelfPlayEnv, path) -> str:
+    """An untrained MaskablePPO policy of ``env``'s seat, saved as training saves snapshots."""
+    from sb3_contrib import MaskablePPO
+
+    from cluegym.training.policy_agent import save_policy
+
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu")
+    metadata = {"game": env.game, "seat": env.seat, "algo": "maskable_ppo", "task_options": env.task.options}
+    return str(save_policy(model, path, metadata))
+
+
+def test_a_snapshot_that_cannot_play_is_refused_when_added(tmp_path):
+    """A missing file, or a policy of another role, joined the pools without a word and failed
+    at a later reset that drew it: in the middle of training, in a VecEnv worker."""
+    env = SelfPlayEnv("undercover", "player_0", selfplay=True, opponents={"*": "random"},
+                      task_options={"speaker": "random"}, max_snapshots=1)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        env.add_snapshot(str(tmp_path / "missing.zip"))
+    decrypto = SelfPlayEnv("decrypto", "eve", opponents=OPPONENTS["eve"])
+    foreign = _untrained_policy(decrypto, tmp_path / "eve")
+    with pytest.raises(ValueError, match="was trained on 'decrypto', not 'undercover'"):
+        env.add_snapshot(foreign)
+    assert all(pool.snapshots == [] for pool in env.pools.values()), "no pool took either"
+    first = env.add_snapshot(_untrained_policy(env, tmp_path / "s1"))
+    assert first == ["player_1", "player_2", "player_3", "player_4"]
+    env.reset(seed=0)
+    second = _untrained_policy(env, tmp_path / "s2")
+    env.add_snapshot(second)  # max_snapshots=1: the first leaves every pool, and its agents go
+    held = {spec for spec, _ in env._agents}
+    playing = {spec for spec, _ in env._players.values()}
+    assert f"ppo:path={second}" in held
+    assert (f"ppo:path={tmp_path / 's1.zip'}" in held) == (f"ppo:path={tmp_path / 's1.zip'}" in playing)
 
 
 def test_opponents_are_redrawn_each_game():
