@@ -36,7 +36,7 @@ def run(seats: list[str], out: Path, steps: dict[str, int], eval_games: int, see
             "decrypto", seat, algo="maskable_ppo", steps=steps.get(seat) or spec["steps"], n_envs=n_envs,
             opponents=spec["opponents"], eval_every=max(1, (steps.get(seat) or spec["steps"]) // 4),
             eval_games=eval_games, eval_seed=seed + 7, baselines=["glove", "random"], shaping=1.0,
-            seed=seed, out=str(out / f"decrypto-{seat}"),
+            seed=seed, out=str(out / f"decrypto-{seat}"), overwrite=True,
         )
         summary = train(config)
         metric = summary["metric"]

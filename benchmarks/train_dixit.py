@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         "dixit", "player_0", steps=args.steps, n_envs=args.n_envs,
         opponents={f"player_{i}": [TABLE] for i in range(1, 4)}, eval_every=max(1, args.steps // 3),
         eval_games=args.eval_games, eval_seed=args.seed + 7, baselines=[TABLE, "task-random"], shaping=1.0,
-        env_kwargs={"reveal_captions": True}, algo_kwargs={"n_steps": 64}, seed=args.seed, out=str(out),
+        env_kwargs={"reveal_captions": True}, algo_kwargs={"n_steps": 64}, seed=args.seed, out=str(out), overwrite=True,
     )
     summary = train(config)
     report_table(summary, f"player_0 listener ({args.eval_games} eval games, {18 * args.eval_games} votes)",

@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         eval_games=args.eval_games or setup.eval_games, eval_seed=args.seed + 7,
         baselines=[setup.table, "task-random"], env_kwargs=dict(setup.env_kwargs),
         num_env_runners=args.num_env_runners, scorer=args.scorer, shaping=args.shaping,
-        algo_kwargs=_algo_args(args.algo_arg), seed=args.seed, out=args.out,
+        algo_kwargs=_algo_args(args.algo_arg), seed=args.seed, out=args.out, overwrite=True,
     )
     summary = train_rllib(config)
     rllib_table(summary, setup, time.perf_counter() - began, args.out)

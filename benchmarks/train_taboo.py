@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     config = TrainConfig(
         "taboo", "defender", steps=args.steps, n_envs=args.n_envs, opponents={"attacker": ["glove"]},
         eval_every=max(1, args.steps // 4), eval_games=args.eval_games, eval_seed=args.seed + 7,
-        baselines=["glove", "task-random"], algo_kwargs={"n_steps": 128}, seed=args.seed, out=str(out),
+        baselines=["glove", "task-random"], algo_kwargs={"n_steps": 128}, seed=args.seed, out=str(out), overwrite=True,
     )
     summary = train(config)
     report_table(summary, f"defender ({args.eval_games} eval games)",

@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         "undercover", "player_0", steps=args.steps, n_envs=args.n_envs,
         opponents={f"player_{i}": [TABLE] for i in range(1, 5)}, eval_every=max(1, args.steps // 4),
         eval_games=args.eval_games, eval_seed=args.seed + 7, baselines=[TABLE, "task-random"], shaping=1.0,
-        algo_kwargs={"n_steps": 128}, seed=args.seed, out=str(out),
+        algo_kwargs={"n_steps": 128}, seed=args.seed, out=str(out), overwrite=True,
     )
     summary = train(config)
     report_table(summary, f"player_0 voter ({args.eval_games} eval games)",

@@ -83,10 +83,11 @@ def cmd_train(args: argparse.Namespace) -> int:
             task_options={k: _value(v) for k, v in _pairs(args.task, "--task")},
             env_kwargs={k: _value(v) for k, v in _pairs(args.env, "--env")},
             algo_kwargs={k: _value(v) for k, v in _pairs(args.algo_arg, "--algo-arg")},
-            seed=args.seed, out=args.out or "", tensorboard=args.tensorboard, scorer=args.scorer,
+            seed=args.seed, out=args.out or "", overwrite=args.overwrite, tensorboard=args.tensorboard,
+            scorer=args.scorer,
         )
         summary = train(config)
-    except (AgentSpecError, ValueError, FileNotFoundError, ImportError, EvaluationError) as exc:
+    except (AgentSpecError, ValueError, FileNotFoundError, FileExistsError, ImportError, EvaluationError) as exc:
         raise SystemExit(f"cluegym train: error: {exc}")
     metric = summary["metric"]
     print(f"\n{args.game}/{args.seat}: {args.algo}, {summary['steps_trained']:,} env steps, "
@@ -132,11 +133,10 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
             env_kwargs={k: _value(v) for k, v in _pairs(args.env, "--env")},
             algo_kwargs={k: _value(v) for k, v in _pairs(args.algo_arg, "--algo-arg")},
             num_env_runners=args.num_env_runners, ray_address=args.ray_address or "local", scorer=args.scorer,
-            seed=args.seed,
-            out=args.out or "",
+            seed=args.seed, out=args.out or "", overwrite=args.overwrite,
         )
         summary = train_rllib(config)
-    except (AgentSpecError, ValueError, TypeError, FileNotFoundError, ImportError, ConnectionError,
+    except (AgentSpecError, ValueError, TypeError, FileNotFoundError, FileExistsError, ImportError, ConnectionError,
             RayNotInstalledError, EvaluationError) as exc:
         raise SystemExit(f"cluegym train: error: {' '.join(str(exc).split())}")
     seats = list(summary["policies"])
@@ -214,6 +214,8 @@ def register_cli(subparsers: Any) -> None:
     p.add_argument("--vec", choices=("dummy", "subproc"), default="dummy", help="vectorisation (default dummy)")
     p.add_argument("--seed", type=int, default=0, help="seed of the model and envs (default 0)")
     p.add_argument("--out", help="run folder (default runs/<game>-<seat>-<algo>-s<seed>)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an earlier run in --out (without it, a folder holding one is refused)")
     p.add_argument("--tensorboard", action="store_true", help="also write TensorBoard logs (needs tensorboard)")
     p.add_argument("--scorer", action=argparse.BooleanOptionalAction, default=True,
                    help="score each choice with one shared network when the task allows (default on)")

@@ -8,14 +8,17 @@ Example:
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import cluegym
 from cluegym.harness.seeding import check_match_seed
 from cluegym.training.policy_agent import ALGORITHMS
 
-__all__ = ["DEFAULT_ALGO_KWARGS", "TrainConfig", "policy_metadata"]
+__all__ = ["DEFAULT_ALGO_KWARGS", "RUN_OUTPUTS", "TrainConfig", "check_run_seeds", "claim_run_folder",
+           "earlier_run_outputs", "policy_metadata"]
 
 #: Defaults per algorithm, tuned for these small feature vectors (overridable per run).
 DEFAULT_ALGO_KWARGS: dict[str, dict[str, Any]] = {
@@ -28,6 +31,69 @@ DEFAULT_ALGO_KWARGS: dict[str, dict[str, Any]] = {
             "gamma": 0.99, "train_freq": 4, "target_update_interval": 1_000, "exploration_fraction": 0.3,
             "policy_kwargs": {"net_arch": [64, 64]}},
 }
+
+
+def check_run_seeds(seed: Any, eval_seed: Any, library: str) -> None:
+    """Raise unless a training run's ``seed`` and ``eval_seed`` are match seeds and ``seed``
+    is below 2**32, the most numpy's legacy global generator takes (``library`` seeds it with
+    ``seed``; the error says so).
+
+    Example:
+        >>> check_run_seeds(0, 10_000, "RLlib")
+        >>> check_run_seeds(2**32, 0, "RLlib")
+        Traceback (most recent call last):
+        ValueError: seed must be below 2**32 (RLlib seeds numpy's global generator with it), got 4294967296
+    """
+    check_match_seed(seed, "seed")
+    check_match_seed(eval_seed, "eval_seed")
+    if seed >= 2**32:
+        raise ValueError(f"seed must be below 2**32 ({library} seeds numpy's global generator with it), got {seed}")
+
+
+#: What a run of either engine writes in its folder; a folder holding any of them (or a
+#: TensorBoard ``events.out.tfevents.*`` file) holds an earlier run.
+RUN_OUTPUTS = ("config.json", "summary.json", "policy.zip", "policy.json", "checkpoint", "checkpoints", "snapshots",
+               "eval.csv", "progress.csv", "curve.png", "table.md")
+
+
+def earlier_run_outputs(out: str | Path) -> list[str]:
+    """The names in ``out`` that an earlier run wrote (:data:`RUN_OUTPUTS`), sorted."""
+    folder = Path(out)
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name in RUN_OUTPUTS or p.name.startswith("events.out.tfevents."))
+
+
+def claim_run_folder(out: str | Path, overwrite: bool) -> Path:
+    """Make ``out`` the folder of a new run, once everything the run was told is checked.
+
+    A folder holding an earlier run is refused unless ``overwrite``: mixing two runs leaves a
+    ``config.json`` that does not describe the ``policy.zip`` beside it, checkpoints of both
+    runs in one curve's folder, and (RLlib self-play) the earlier run's snapshots in the new
+    run's opponent pools, so the same seed no longer plays the same games. With ``overwrite``
+    the earlier run's outputs are deleted; other files in the folder are left alone.
+
+    Raises:
+        FileExistsError: ``out`` holds an earlier run and ``overwrite`` is false.
+
+    Example:
+        >>> claim_run_folder("runs/decrypto-eve-maskable_ppo-s0", overwrite=False)
+        PosixPath('runs/decrypto-eve-maskable_ppo-s0')
+    """
+    folder = Path(out)
+    earlier = earlier_run_outputs(folder)
+    if earlier and not overwrite:
+        raise FileExistsError(f"{folder} holds an earlier run ({', '.join(earlier)}); choose another folder "
+                              "(--out) or replace that run (--overwrite)")
+    for name in earlier:
+        path = folder / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @dataclass
@@ -54,7 +120,9 @@ class TrainConfig:
             the generic task takes ``metric=<a game metric>``).
         algo_kwargs: overrides of :data:`DEFAULT_ALGO_KWARGS`.
         seed: seeds the model and the envs (0 <= seed < 2**32).
-        out: run folder.
+        out: run folder (default ``runs/<game>-<seat>-<algo>-s<seed>``).
+        overwrite: replace an earlier run in ``out`` (else a folder holding one is refused:
+            :func:`claim_run_folder`).
         tensorboard: also log for TensorBoard (needs the ``tensorboard`` package).
         torch_threads: torch CPU threads (1 is fastest for these small networks).
         scorer: when the featurizer lays out per-choice features, score every choice with
@@ -84,6 +152,7 @@ class TrainConfig:
     algo_kwargs: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
     out: str = ""
+    overwrite: bool = False
     tensorboard: bool = False
     progress: bool = True
     scorer: bool = True
@@ -95,11 +164,7 @@ class TrainConfig:
         for name in ("steps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        for name in ("seed", "eval_seed"):
-            check_match_seed(getattr(self, name), name)
-        if self.seed >= 2**32:  # numpy's legacy global generator takes no larger seed
-            raise ValueError(f"seed must be below 2**32 (Stable-Baselines3 seeds numpy's global generator with it), "
-                             f"got {self.seed}")
+        check_run_seeds(self.seed, self.eval_seed, "Stable-Baselines3")
         if self.vec not in ("dummy", "subproc"):
             raise ValueError(f"vec must be 'dummy' or 'subproc', got {self.vec!r}")
         self.opponents = {seat: [specs] if isinstance(specs, str) else list(specs)

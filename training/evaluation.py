@@ -15,14 +15,14 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Mapping
 
-from cluegym.agents import run_match
+from cluegym.agents import check_agent_spec, run_match
 from cluegym.training.config import TrainConfig
 from cluegym.wrappers.seat_task import SeatTask
 
-__all__ = ["MEAN_RETURN", "EvaluationError", "checked_evaluation", "evaluation_metric", "evaluation_opponents",
-           "evaluate_agent", "evaluate_policy", "evaluation_row"]
+__all__ = ["MEAN_RETURN", "EvaluationError", "check_evaluation_specs", "checked_evaluation", "evaluation_metric",
+           "evaluation_opponents", "evaluate_agent", "evaluate_policy", "evaluation_row"]
 
 #: The metric of a task that names none: the learning seat's mean (unshaped) episode return.
 MEAN_RETURN = "mean_return"
@@ -32,6 +32,25 @@ class EvaluationError(RuntimeError):
     """An evaluation match that did not play as asked: a game errored, or a seat's agent failed
     every decision (so a fallback played it). Its numbers would describe other games, or
     another player, than the run reports."""
+
+
+def check_evaluation_specs(game: str, learner_seats: Iterable[str], baselines: Iterable[str],
+                           opponents: Mapping[str, str]) -> None:
+    """Raise unless every baseline spec can play every learner seat and every evaluation
+    opponent's spec its seat (:func:`~cluegym.agents.check_agent_spec`'s errors).
+
+    A run calls this before it touches its folder, so a misspelt spec fails at once, not at
+    the first evaluation after minutes of training.
+
+    Example:
+        >>> check_evaluation_specs("decrypto", ["eve"], ["random", "glove"], {"alice": "glove:k=16"})
+    """
+    seats = list(learner_seats)
+    for spec in baselines:
+        for seat in seats:
+            check_agent_spec(spec, game=game, seat=seat)
+    for seat, spec in opponents.items():
+        check_agent_spec(spec, game=game, seat=seat)
 
 
 def checked_evaluation(summary: dict[str, Any], what: str) -> dict[str, Any]:

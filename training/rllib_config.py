@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import cluegym
-from cluegym.harness.seeding import check_match_seed
+from cluegym.training.config import check_run_seeds
 from cluegym.wrappers.shaping import potential_function
 
 __all__ = ["POLICY_MODES", "DEFAULT_PPO_KWARGS", "RLlibTrainConfig", "SeatPolicyMap", "policy_ids",
@@ -71,6 +71,8 @@ class RLlibTrainConfig:
             learning seat's features are laid out per choice alike; else (or False) an MLP.
         seed: seeds RLlib (networks, env runners' env seeds); 0 <= seed < 2**32.
         out: run folder.
+        overwrite: replace an earlier run in ``out`` (else a folder holding one is refused:
+            :func:`~cluegym.training.config.claim_run_folder`).
         progress: print a line per evaluation.
     """
 
@@ -97,6 +99,7 @@ class RLlibTrainConfig:
     scorer: bool = True
     seed: int = 0
     out: str = ""
+    overwrite: bool = False
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -106,11 +109,7 @@ class RLlibTrainConfig:
         for name in ("steps", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        for name in ("seed", "eval_seed"):
-            check_match_seed(getattr(self, name), name)
-        if self.seed >= 2**32:  # numpy's legacy global generator takes no larger seed
-            raise ValueError(f"seed must be below 2**32 (RLlib seeds numpy's global generator with it), "
-                             f"got {self.seed}")
+        check_run_seeds(self.seed, self.eval_seed, "RLlib")
         if not float(self.shaping) >= 0.0:
             raise ValueError(f"shaping must be a scale >= 0, got {self.shaping}")
         if self.shaping:

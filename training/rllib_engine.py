@@ -40,10 +40,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from cluegym.agents import check_agent_spec, run_match
+from cluegym.agents import run_match
 from cluegym.harness.distributed import connect_ray, import_ray
 from cluegym.training.callback import TrainingClock
-from cluegym.training.evaluation import checked_evaluation, evaluation_metric
+from cluegym.training.config import claim_run_folder
+from cluegym.training.evaluation import check_evaluation_specs, checked_evaluation, evaluation_metric
 from cluegym.training.reporting import plot_curve, write_eval_csv
 from cluegym.training.rllib_agent import METADATA_FILE, MODULES_DIR, load_rllib_module
 from cluegym.training.rllib_config import (DEFAULT_HIDDEN, DEFAULT_PPO_KWARGS, RLlibTrainConfig, SeatPolicyMap,
@@ -199,11 +200,7 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
     # here, and PPO's config is built (an unknown algorithm argument fails there), Ray or not.
     view = _learning_view(config)
     seats = list(view.possible_agents)
-    for spec in config.baselines:
-        for seat in seats:
-            check_agent_spec(spec, game=config.game, seat=seat)
-    for seat, spec in (config.eval_opponents or {}).items():
-        check_agent_spec(spec, game=config.game, seat=seat)
+    check_evaluation_specs(config.game, seats, config.baselines, config.eval_opponents or {})
     roles = {seat: task.role for seat, task in view.tasks.items()}
     mapping = policy_ids(seats, roles, config.policies)
     snapshot_policies = {}
@@ -225,7 +222,7 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
         ppo_config = _ppo_config(config, env_config, mapping, view)
     except TypeError as exc:  # PPOConfig.training(): "got an unexpected keyword argument 'x'"
         raise ValueError(f"algo_kwargs: RLlib's PPO does not take them: {exc}") from exc
-    out.mkdir(parents=True, exist_ok=True)
+    claim_run_folder(out, config.overwrite)
     (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
     if config.selfplay and not snapshot_policies and config.progress:
         print(f"[{config.game}] self-play: no non-learning seat shares a learning seat's role; "

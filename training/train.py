@@ -42,11 +42,10 @@ from pathlib import Path
 from typing import Any
 
 import cluegym
-from cluegym.agents import check_agent_spec
 from cluegym.training.callback import TrainingClock, training_callback
-from cluegym.training.config import DEFAULT_ALGO_KWARGS, TrainConfig, policy_metadata
-from cluegym.training.evaluation import (MEAN_RETURN, evaluate_agent, evaluate_policy, evaluation_metric,
-                                         evaluation_opponents, evaluation_row)
+from cluegym.training.config import DEFAULT_ALGO_KWARGS, TrainConfig, claim_run_folder, policy_metadata
+from cluegym.training.evaluation import (MEAN_RETURN, check_evaluation_specs, evaluate_agent, evaluate_policy,
+                                         evaluation_metric, evaluation_opponents, evaluation_row)
 from cluegym.training.policy_agent import algorithm_class, load_policy, save_policy
 from cluegym.training.reporting import plot_curve, report_table, write_eval_csv
 from cluegym.training.schedule import rounded_steps, same_parameters, steps_rounding, update_granularity
@@ -92,10 +91,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
     # the opponents; the baselines are checked here, before any is evaluated.
     task = learner_task(config)
     metric = evaluation_metric(task)
-    for spec in config.baselines:
-        check_agent_spec(spec, game=config.game, seat=config.seat)
-    for seat, spec in evaluation_opponents(config).items():
-        check_agent_spec(spec, game=config.game, seat=seat)
+    check_evaluation_specs(config.game, [config.seat], config.baselines, evaluation_opponents(config))
     if config.progress and task.metric is None:
         print(f"[{config.game}/{config.seat}] the task names no metric: evaluating by the seat's mean episode "
               f"return ({MEAN_RETURN})", flush=True)
@@ -134,7 +130,7 @@ def train(config: TrainConfig) -> dict[str, Any]:
     except BaseException:
         env.close()  # a subprocess VecEnv's workers would outlive the failed run
         raise
-    out.mkdir(parents=True, exist_ok=True)
+    claim_run_folder(out, config.overwrite)
     (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
 
     baselines: dict[str, float] = {}

@@ -265,6 +265,30 @@ def test_every_spec_of_an_opponent_pool_is_checked_when_the_view_is_built():
         PooledMultiSeatEnv("undercover", ["player_0"], opponents={"player_1": ["random", 3]})
 
 
+def test_an_rllib_run_refuses_an_earlier_runs_folder_and_replaces_its_snapshots_when_told(tmp_path):
+    """An RLlib self-play run's opponents draw from ``<out>/snapshots``: a rerun into the same
+    folder played the earlier run's snapshots (the newest by step, until its own steps passed them) from its
+    first game, so the same seed no longer trained the same policy."""
+    from cluegym.training.config import claim_run_folder
+    from cluegym.training.rllib_engine import RLlibTrainConfig, train_rllib
+    from cluegym.training.rllib_env import snapshot_specs
+
+    out = tmp_path / "uc"
+    (out / "snapshots" / "step_50000").mkdir(parents=True)
+    (out / "config.json").write_text("{}")
+    (out / "notes.txt").write_text("mine")
+    assert len(snapshot_specs(out / "snapshots", "player", 4)) == 1
+    with pytest.raises(FileExistsError, match="holds an earlier run \\(config.json, snapshots\\)"):
+        train_rllib(RLlibTrainConfig("undercover", seats=["player_0"], steps=64, selfplay=True, out=str(out),
+                                     progress=False))
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "notes.txt", "snapshots"]
+    assert (out / "config.json").read_text() == "{}"
+
+    claim_run_folder(out, overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert snapshot_specs(out / "snapshots", "player", 4) == []
+
+
 @pytest.mark.parametrize("mistake, message", [
     ({"baselines": ["random", "glvoe"]}, "glvoe"),
     ({"eval_opponents": {"alice": "randon"}}, "randon"),

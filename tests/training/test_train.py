@@ -96,6 +96,32 @@ def test_cli_train_writes_a_playable_policy(tmp_path, capsys):
         cli_main(["train", "decrypto", "--seat", "eve", "--algo", "sac", "--out", str(tmp_path / "x")])
 
 
+def test_a_rerun_into_an_earlier_runs_folder_is_refused_unless_told_to_replace_it(tmp_path, capsys):
+    """A second run into the same folder (the default ``--out`` is the same for every run of a
+    game, seat, algorithm and seed) wrote its ``config.json`` over the first run's and left the
+    first run's checkpoints beside its own; killed, it left a ``config.json`` that did not
+    describe the ``policy.zip`` beside it."""
+    out = tmp_path / "run"
+    command = ["train", "decrypto", "--seat", "eve", "--steps", "64", "--n-envs", "1", "--eval-games", "2",
+               "--opponent", "alice=glove:k=16", "--opponent", "bob=glove", "--algo-arg", "n_steps=64",
+               "--out", str(out)]
+    assert cli_main(command) == 0
+    stale = out / "checkpoints" / "step_999999.zip"
+    stale.write_bytes(b"an earlier run's checkpoint")
+    (out / "notes.txt").write_text("mine")
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    with pytest.raises(SystemExit, match="holds an earlier run .*config.json.*policy.zip.*--overwrite"):
+        cli_main(command + ["--seed", "1"])
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+
+    assert cli_main(command + ["--seed", "1", "--overwrite"]) == 0
+    assert not stale.exists() and (out / "notes.txt").read_text() == "mine"
+    assert json.loads((out / "config.json").read_text())["seed"] == 1
+    assert json.loads((out / "summary.json").read_text())["config"]["seed"] == 1
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_0.json", "step_0.zip", "step_64.json",
+                                                                      "step_64.zip"]
+
+
 @pytest.mark.slow
 def test_selfplay_snapshots_join_the_pool_and_play_other_seats(tmp_path):
     """Undercover players share a role: snapshots of the learner fill the other seats."""
