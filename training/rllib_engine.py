@@ -222,6 +222,9 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
         ppo_config = _ppo_config(config, env_config, mapping, view)
     except TypeError as exc:  # PPOConfig.training(): "got an unexpected keyword argument 'x'"
         raise ValueError(f"algo_kwargs: RLlib's PPO does not take them: {exc}") from exc
+    # RLlib's own checks of the values (an `lr` that is no rate, a minibatch larger than the
+    # batch) ran only when the algorithm was built: after config.json, Ray and the baselines.
+    ppo_config.validate()
     claim_run_folder(out, config.overwrite)
     (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
     if config.selfplay and not snapshot_policies and config.progress:

@@ -295,6 +295,8 @@ def test_an_rllib_run_refuses_an_earlier_runs_folder_and_replaces_its_snapshots_
     ({"opponents": {"alice": ["glove", "glove:kk=1"]}}, "kk"),
     ({"task_options": {"n_candidate": 4}}, "n_candidate"),
     ({"algo_kwargs": {"learning_rate": 1e-3}}, "RLlib's PPO does not take them: .*'learning_rate'"),
+    ({"algo_kwargs": {"lr": "abc"}}, "Invalid `lr` \\(abc\\)"),
+    ({"algo_kwargs": {"minibatch_size": 1024}}, "`minibatch_size` \\(1024\\) must be <= `train_batch_size_per_learner`"),
 ])
 def test_an_rllib_run_with_a_mistake_leaves_its_folder_alone(tmp_path, mistake, message):
     """The RLlib run wrote ``config.json`` before it checked its seats, opponents, options and
