@@ -197,7 +197,7 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
     out = Path(config.out)
     # Checked before the run's folder is touched (see cluegym.training.train): the view checks
     # the seats, opponents and options; the baselines and evaluation opponents are checked
-    # here, and PPO's config is built (an unknown algorithm argument fails there), Ray or not.
+    # here, Ray's presence too, and PPO's config is built and validated (below).
     view = _learning_view(config)
     seats = list(view.possible_agents)
     check_evaluation_specs(config.game, seats, config.baselines, config.eval_opponents or {})

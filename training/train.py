@@ -127,10 +127,10 @@ def train(config: TrainConfig) -> dict[str, Any]:
             except ImportError as exc:
                 raise ImportError("--tensorboard needs the tensorboard package (pip install tensorboard)") from exc
             formats.append("tensorboard")
+        claim_run_folder(out, config.overwrite)
     except BaseException:
         env.close()  # a subprocess VecEnv's workers would outlive the failed run
         raise
-    claim_run_folder(out, config.overwrite)
     (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
 
     baselines: dict[str, float] = {}

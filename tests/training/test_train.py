@@ -122,6 +122,21 @@ def test_a_rerun_into_an_earlier_runs_folder_is_refused_unless_told_to_replace_i
                                                                       "step_64.zip"]
 
 
+def test_a_refused_run_folder_closes_the_subprocess_envs_it_started(tmp_path):
+    """The folder was claimed after the envs were built and outside the guard that closes
+    them: a refused rerun with ``vec="subproc"`` left its worker processes running."""
+    import multiprocessing
+
+    (tmp_path / "config.json").write_text("{}")
+    config = TrainConfig("decrypto", "eve", steps=64, n_envs=2, vec="subproc", opponents=EVE_OPPONENTS,
+                         eval_games=2, progress=False, out=str(tmp_path))
+    running = set(multiprocessing.active_children())  # whatever earlier tests left
+    with pytest.raises(FileExistsError, match="holds an earlier run \\(config.json\\)"):
+        train(config)
+    assert set(multiprocessing.active_children()) == running
+    assert sorted(tmp_path.iterdir()) == [tmp_path / "config.json"]
+
+
 @pytest.mark.slow
 def test_selfplay_snapshots_join_the_pool_and_play_other_seats(tmp_path):
     """Undercover players share a role: snapshots of the learner fill the other seats."""
