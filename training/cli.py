@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 import cluegym
@@ -31,6 +32,18 @@ def _value(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+
+
+def _stopped(exc: BaseException) -> str:
+    """``exc`` as one line, with the notes a stopped run added to it (what its folder keeps)."""
+    return " ".join(" ".join([str(exc), *getattr(exc, "__notes__", [])]).split())
+
+
+def _interrupted(exc: KeyboardInterrupt) -> SystemExit:
+    """Ctrl-C: say what the run's folder keeps, and exit 130 as the other commands do."""
+    notes = " ".join(" ".join(getattr(exc, "__notes__", [])).split())
+    print(f"\ncluegym train: interrupted{'; ' + notes if notes else ''}", file=sys.stderr)
+    return SystemExit(130)
 
 
 def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
@@ -88,7 +101,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
         summary = train(config)
     except (AgentSpecError, ValueError, FileNotFoundError, FileExistsError, ImportError, EvaluationError) as exc:
-        raise SystemExit(f"cluegym train: error: {exc}")
+        raise SystemExit(f"cluegym train: error: {_stopped(exc)}")
+    except KeyboardInterrupt as exc:
+        raise _interrupted(exc) from None
     metric = summary["metric"]
     print(f"\n{args.game}/{args.seat}: {args.algo}, {summary['steps_trained']:,} env steps, "
           f"{summary['train_minutes']:.1f} min training")
@@ -138,7 +153,9 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
         summary = train_rllib(config)
     except (AgentSpecError, ValueError, TypeError, FileNotFoundError, FileExistsError, ImportError, ConnectionError,
             RayNotInstalledError, EvaluationError) as exc:
-        raise SystemExit(f"cluegym train: error: {' '.join(str(exc).split())}")
+        raise SystemExit(f"cluegym train: error: {_stopped(exc)}")
+    except KeyboardInterrupt as exc:
+        raise _interrupted(exc) from None
     seats = list(summary["policies"])
     print(f"\n{args.game}/{'+'.join(seats)}: RLlib PPO ({args.policies} policies: "
           f"{', '.join(f'{s}->{p}' for s, p in summary['policies'].items())}), {summary['steps_trained']:,} env steps, "

@@ -8,17 +8,18 @@ Example:
 
 from __future__ import annotations
 
+import numbers
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
 
 import cluegym
 from cluegym.harness.seeding import check_match_seed
 from cluegym.training.policy_agent import ALGORITHMS
 
-__all__ = ["DEFAULT_ALGO_KWARGS", "RUN_OUTPUTS", "TrainConfig", "check_run_seeds", "claim_run_folder",
-           "earlier_run_outputs", "policy_metadata"]
+__all__ = ["ALGO_VALUE_RULES", "DEFAULT_ALGO_KWARGS", "RUN_OUTPUTS", "TrainConfig", "check_algo_values",
+           "check_run_seeds", "claim_run_folder", "earlier_run_outputs", "policy_metadata"]
 
 #: Defaults per algorithm, tuned for these small feature vectors (overridable per run).
 DEFAULT_ALGO_KWARGS: dict[str, dict[str, Any]] = {
@@ -31,6 +32,64 @@ DEFAULT_ALGO_KWARGS: dict[str, dict[str, Any]] = {
             "gamma": 0.99, "train_freq": 4, "target_update_interval": 1_000, "exploration_fraction": 0.3,
             "policy_kwargs": {"net_arch": [64, 64]}},
 }
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+#: What each value must be, by the words an error says it in.
+_VALUE_KINDS: dict[str, Callable[[Any], bool]] = {
+    "a number > 0": lambda v: _number(v) and v > 0,
+    "a number >= 0": lambda v: _number(v) and v >= 0,
+    "a number in [0, 1]": lambda v: _number(v) and 0 <= v <= 1,
+    "an integer >= 1": lambda v: _integer(v) and v >= 1,
+    "an integer >= 0": lambda v: _integer(v) and v >= 0,
+}
+
+#: The numeric arguments of the training algorithms (SB3's PPO, MaskablePPO, A2C and DQN, and
+#: RLlib's PPO: their names differ but for ``gamma``) and what each must be. The libraries take
+#: most of these unchecked: ``gamma="x"``, ``n_epochs=0`` or ``batch_size=0`` failed in the
+#: first update, after the run had claimed its folder and evaluated its baselines, and
+#: ``gamma=1.5``, ``gae_lambda=2`` or ``clip_range=-1`` trained on without a word.
+ALGO_VALUE_RULES: dict[str, str] = {
+    "learning_rate": "a number > 0", "lr": "a number > 0",
+    "gamma": "a number in [0, 1]", "gae_lambda": "a number in [0, 1]", "lambda_": "a number in [0, 1]",
+    "n_steps": "an integer >= 1", "batch_size": "an integer >= 1", "n_epochs": "an integer >= 1",
+    "train_batch_size_per_learner": "an integer >= 1", "minibatch_size": "an integer >= 1",
+    "num_epochs": "an integer >= 1",
+    "clip_range": "a number > 0", "clip_range_vf": "a number > 0", "clip_param": "a number > 0",
+    "vf_clip_param": "a number > 0",
+    "ent_coef": "a number >= 0", "entropy_coeff": "a number >= 0", "vf_coef": "a number >= 0",
+    "vf_loss_coeff": "a number >= 0", "kl_coeff": "a number >= 0", "kl_target": "a number > 0",
+    "max_grad_norm": "a number > 0", "grad_clip": "a number > 0", "target_kl": "a number > 0",
+    "buffer_size": "an integer >= 1", "learning_starts": "an integer >= 0", "target_update_interval": "an integer >= 1",
+    "exploration_fraction": "a number in [0, 1]", "exploration_initial_eps": "a number in [0, 1]",
+    "exploration_final_eps": "a number in [0, 1]", "tau": "a number in [0, 1]",
+}
+
+
+def check_algo_values(algo_kwargs: Mapping[str, Any]) -> None:
+    """Raise ValueError unless each value of :data:`ALGO_VALUE_RULES` in ``algo_kwargs`` is
+    what it must be (``None``, where the library takes it as "off", and schedules, callables in
+    SB3 and lists in RLlib, are left to the library, as are names not in the table).
+
+    Example:
+        >>> check_algo_values({"gamma": 0.95, "n_epochs": 4})
+        >>> check_algo_values({"gamma": "x"})
+        Traceback (most recent call last):
+        ValueError: algo_kwargs (--algo-arg): gamma must be a number in [0, 1], got 'x'
+    """
+    for name, value in algo_kwargs.items():
+        kind = ALGO_VALUE_RULES.get(name)
+        if kind is None or value is None or callable(value) or isinstance(value, (list, tuple)):
+            continue
+        if not _VALUE_KINDS[kind](value):
+            raise ValueError(f"algo_kwargs (--algo-arg): {name} must be {kind}, got {value!r}")
 
 
 def check_run_seeds(seed: Any, eval_seed: Any, library: str) -> None:
@@ -165,6 +224,7 @@ class TrainConfig:
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         check_run_seeds(self.seed, self.eval_seed, "Stable-Baselines3")
+        check_algo_values(self.algo_kwargs)
         if self.vec not in ("dummy", "subproc"):
             raise ValueError(f"vec must be 'dummy' or 'subproc', got {self.vec!r}")
         self.opponents = {seat: [specs] if isinstance(specs, str) else list(specs)

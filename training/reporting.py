@@ -1,4 +1,5 @@
-"""What a run leaves behind for people: the learning curve, ``eval.csv`` and a markdown table.
+"""What a run leaves behind for people: the learning curve, ``eval.csv`` and a markdown table,
+and what a run that stopped before its end keeps (:func:`keep_stopped_run`).
 
 Example:
     >>> plot_curve(summary["curve"], summary["metric"], "runs/eve/curve.png", baselines=summary["baselines"])
@@ -7,10 +8,11 @@ Example:
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["plot_curve", "write_eval_csv", "report_table"]
+__all__ = ["plot_curve", "write_eval_csv", "report_table", "keep_stopped_run"]
 
 
 def plot_curve(rows: list[dict[str, Any]], metric: str, path: str | Path, *, title: str = "",
@@ -71,3 +73,44 @@ def write_eval_csv(rows: list[dict[str, Any]], path: str | Path) -> Path:
         writer.writeheader()
         writer.writerows(rows)
     return path
+
+
+def keep_stopped_run(out: str | Path, rows: list[dict[str, Any]], steps: int, error: BaseException) -> str:
+    """Keep what a run that stopped before its end did, and say so on ``error``.
+
+    A run stopped by an error or Ctrl-C (an evaluation whose games errored, a broken
+    opponent, a full disk) used to leave its checkpoints without the curve that measured
+    them: the evaluations so far lived only in memory. This writes them to ``out/eval.csv``
+    and adds a note to ``error`` (shown by ``cluegym train``) naming what the folder keeps.
+    No ``summary.json`` is written: that file stands for a finished run, and a stopped run
+    has no final number.
+
+    Args:
+        out: the run's folder (already claimed).
+        rows: the evaluations so far (curve points), possibly none.
+        steps: env steps trained when the run stopped.
+        error: the exception that stopped the run; the note is added to it.
+
+    Returns:
+        The note.
+
+    Example:
+        >>> keep_stopped_run("runs/eve", [{"steps": 0, "interception_rate": 0.1}], 512, KeyboardInterrupt())
+        'the run stopped after 512 env steps, before its summary.json; runs/eve keeps eval.csv (1 evaluation) ...'
+    """
+    folder = Path(out)
+    kept = []
+    if rows:
+        write_eval_csv(rows, folder / "eval.csv")
+        kept.append(f"eval.csv ({len(rows)} evaluation{'s' if len(rows) != 1 else ''})")
+    checkpoint_steps = [int(m.group(1)) for p in (folder / "checkpoints").glob("step_*")
+                        if (m := re.fullmatch(r"step_(\d+)(\.zip)?", p.name))]
+    if checkpoint_steps:
+        kept.append(f"checkpoints/ (the last at step {max(checkpoint_steps):,})")
+    for name in ("policy.zip", "checkpoint"):
+        if (folder / name).exists():
+            kept.append(f"{name} (saved, not evaluated)")
+    note = (f"the run stopped after {steps:,} env steps, before its summary.json; {folder} keeps "
+            f"{', '.join(kept) or 'only its config.json'}; rerunning into it needs --overwrite (overwrite=True)")
+    error.add_note(note)
+    return note

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import cluegym
-from cluegym.training.config import check_run_seeds
+from cluegym.training.config import check_algo_values, check_run_seeds
 from cluegym.wrappers.shaping import potential_function
 
 __all__ = ["POLICY_MODES", "DEFAULT_PPO_KWARGS", "RLlibTrainConfig", "SeatPolicyMap", "policy_ids",
@@ -110,6 +110,12 @@ class RLlibTrainConfig:
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         check_run_seeds(self.seed, self.eval_seed, "RLlib")
+        check_algo_values(self.algo_kwargs)
+        hidden = self.algo_kwargs.get("fcnet_hiddens", DEFAULT_HIDDEN)
+        if not isinstance(hidden, (list, tuple)) or not all(isinstance(h, int) and not isinstance(h, bool)
+                                                             and h >= 1 for h in hidden):
+            raise ValueError(f"algo_kwargs (--algo-arg): fcnet_hiddens must be a list of layer sizes >= 1, "
+                             f"e.g. [64, 64], got {hidden!r}")
         if not float(self.shaping) >= 0.0:
             raise ValueError(f"shaping must be a scale >= 0, got {self.shaping}")
         if self.shaping:

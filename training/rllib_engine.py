@@ -45,7 +45,7 @@ from cluegym.harness.distributed import connect_ray, import_ray
 from cluegym.training.callback import TrainingClock
 from cluegym.training.config import claim_run_folder
 from cluegym.training.evaluation import check_evaluation_specs, checked_evaluation, evaluation_metric
-from cluegym.training.reporting import plot_curve, write_eval_csv
+from cluegym.training.reporting import keep_stopped_run, plot_curve, write_eval_csv
 from cluegym.training.rllib_agent import METADATA_FILE, MODULES_DIR, load_rllib_module
 from cluegym.training.rllib_config import (DEFAULT_HIDDEN, DEFAULT_PPO_KWARGS, RLlibTrainConfig, SeatPolicyMap,
                                            checkpoint_metadata, policy_ids)
@@ -222,8 +222,9 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
         ppo_config = _ppo_config(config, env_config, mapping, view)
     except TypeError as exc:  # PPOConfig.training(): "got an unexpected keyword argument 'x'"
         raise ValueError(f"algo_kwargs: RLlib's PPO does not take them: {exc}") from exc
-    # RLlib's own checks of the values (an `lr` that is no rate, a minibatch larger than the
-    # batch) ran only when the algorithm was built: after config.json, Ray and the baselines.
+    # RLlib's own checks of the values (a minibatch larger than the batch, a malformed schedule;
+    # the config checked each value alone) ran only when the algorithm was built: after
+    # config.json, Ray and the baselines.
     ppo_config.validate()
     claim_run_folder(out, config.overwrite)
     (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
@@ -232,26 +233,25 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
               "snapshots are saved but never played", flush=True)
     columns, headline = seat_metric_names(view)
     tag = f"[{config.game}/{'+'.join(seats)}]"
-
-    baselines: dict[str, float] = {}
-    baseline_rows: dict[str, dict[str, float]] = {}
-    for spec in config.baselines:
-        baseline_rows[spec] = evaluate_seats(config, view, {seat: spec for seat in seats})
-        baselines[spec] = baseline_rows[spec][headline]
-        if config.progress:
-            print(f"{tag} baseline {spec}: {headline} {baselines[spec]:.3f}", flush=True)
-
-    # Deferred on purpose: ray[rllib] is an optional, heavy dependency (cluegym[rllib]).
-    import ray
-    from ray.tune.registry import register_env
-
-    connected = connect_ray(config.ray_address)
-    algo = None
+    rows: list[dict[str, Any]] = []
+    steps, connected, algo = 0, False, None
     try:
+        baselines: dict[str, float] = {}
+        baseline_rows: dict[str, dict[str, float]] = {}
+        for spec in config.baselines:
+            baseline_rows[spec] = evaluate_seats(config, view, {seat: spec for seat in seats})
+            baselines[spec] = baseline_rows[spec][headline]
+            if config.progress:
+                print(f"{tag} baseline {spec}: {headline} {baselines[spec]:.3f}", flush=True)
+
+        # Deferred on purpose: ray[rllib] is an optional, heavy dependency (cluegym[rllib]).
+        import ray
+        from ray.tune.registry import register_env
+
+        connected = connect_ray(config.ray_address)
         register_env(ENV_NAME, make_rllib_env)
         algo = ppo_config.build_algo()
         policies = set(mapping.values())
-        rows: list[dict[str, Any]] = []
         clock = TrainingClock()
 
         def evaluate(steps: int, checkpoint: Path) -> dict[str, Any]:
@@ -291,6 +291,9 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
         _check_saved(algo, final_checkpoint, policies)
         final = evaluate(steps, final_checkpoint)
         final["train_minutes"] = train_seconds / 60.0
+    except BaseException as exc:
+        keep_stopped_run(out, rows, steps, exc)
+        raise
     finally:
         if algo is not None:
             algo.stop()

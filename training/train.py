@@ -36,6 +36,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -47,7 +48,7 @@ from cluegym.training.config import DEFAULT_ALGO_KWARGS, TrainConfig, claim_run_
 from cluegym.training.evaluation import (MEAN_RETURN, check_evaluation_specs, evaluate_agent, evaluate_policy,
                                          evaluation_metric, evaluation_opponents, evaluation_row)
 from cluegym.training.policy_agent import algorithm_class, load_policy, save_policy
-from cluegym.training.reporting import plot_curve, report_table, write_eval_csv
+from cluegym.training.reporting import keep_stopped_run, plot_curve, report_table, write_eval_csv
 from cluegym.training.schedule import rounded_steps, same_parameters, steps_rounding, update_granularity
 from cluegym.wrappers.policy_pool import PolicyPool
 from cluegym.wrappers.seat_task import SeatTask, make_task
@@ -118,8 +119,13 @@ def train(config: TrainConfig) -> dict[str, Any]:
 
         policy, scorer_kwargs = scorer_policy(config.algo, per_choice)
         algo_kwargs["policy_kwargs"] = {**scorer_kwargs, **config.algo_kwargs.get("policy_kwargs", {})}
+    model: Any = None
+    claimed, closed = False, False
+    rows: list[dict[str, Any]] = []
     try:
-        model = algorithm_class(config.algo)(policy, env, seed=config.seed, device="cpu", verbose=0, **algo_kwargs)
+        algorithm = algorithm_class(config.algo)
+        _check_algo_keywords(algorithm, config.algo_kwargs)
+        model = algorithm(policy, env, seed=config.seed, device="cpu", verbose=0, **algo_kwargs)
         formats = ["csv"]
         if config.tensorboard:
             try:
@@ -128,44 +134,48 @@ def train(config: TrainConfig) -> dict[str, Any]:
                 raise ImportError("--tensorboard needs the tensorboard package (pip install tensorboard)") from exc
             formats.append("tensorboard")
         claim_run_folder(out, config.overwrite)
-    except BaseException:
-        env.close()  # a subprocess VecEnv's workers would outlive the failed run
-        raise
-    (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
+        claimed = True
+        (out / "config.json").write_text(json.dumps(asdict(config), indent=2, default=str))
 
-    baselines: dict[str, float] = {}
-    for spec in config.baselines:
-        baselines[spec] = float(evaluate_agent(config, spec, task=task)[metric])
+        baselines: dict[str, float] = {}
+        for spec in config.baselines:
+            baselines[spec] = float(evaluate_agent(config, spec, task=task)[metric])
+            if config.progress:
+                print(f"[{config.game}/{config.seat}] baseline {spec}: {metric} {baselines[spec]:.3f}", flush=True)
+        model.set_logger(configure(str(out), formats))
+
+        granularity, rule = update_granularity(model)
         if config.progress:
-            print(f"[{config.game}/{config.seat}] baseline {spec}: {metric} {baselines[spec]:.3f}", flush=True)
-    model.set_logger(configure(str(out), formats))
+            expected = rounded_steps(config.steps, granularity)
+            if expected != config.steps:
+                print(f"[{config.game}/{config.seat}] steps {steps_rounding(config.steps, expected, rule)}", flush=True)
+            if config.algo == "dqn" and model.learning_starts >= expected:
+                print(f"[{config.game}/{config.seat}] warning: learning_starts={model.learning_starts:,} >= "
+                      f"{expected:,} steps: the policy is never updated", flush=True)
 
-    granularity, rule = update_granularity(model)
-    if config.progress:
-        expected = rounded_steps(config.steps, granularity)
-        if expected != config.steps:
-            print(f"[{config.game}/{config.seat}] steps {steps_rounding(config.steps, expected, rule)}", flush=True)
-        if config.algo == "dqn" and model.learning_starts >= expected:
-            print(f"[{config.game}/{config.seat}] warning: learning_starts={model.learning_starts:,} >= {expected:,} "
-                  f"steps: the policy is never updated", flush=True)
+        clock = TrainingClock()
+        callback = training_callback(config, task, out, rows, clock)
+        clock.restart()
+        model.learn(total_timesteps=config.steps, callback=callback)
+        train_seconds = clock()
+        closed = True
+        env.close()
+        final_steps = int(model.num_timesteps)
 
-    rows: list[dict[str, Any]] = []
-    clock = TrainingClock()
-    callback = training_callback(config, task, out, rows, clock)
-    clock.restart()
-    model.learn(total_timesteps=config.steps, callback=callback)
-    train_seconds = clock()
-    env.close()
-    final_steps = int(model.num_timesteps)
-
-    # The headline is the saved file, after the last update: save, load it back, evaluate that.
-    metadata = policy_metadata(config, final_steps)
-    policy_path = save_policy(model, out / "policy", metadata)
-    save_policy(model, out / "checkpoints" / f"step_{final_steps}", metadata)
-    saved, _ = load_policy(policy_path)
-    if not same_parameters(model, saved):
-        raise RuntimeError(f"{policy_path} does not hold the trained parameters (stale load cache?)")
-    final = evaluation_row(config, task, policy_path, final_steps, train_seconds / 60.0)
+        # The headline is the saved file, after the last update: save, load it back, evaluate that.
+        metadata = policy_metadata(config, final_steps)
+        policy_path = save_policy(model, out / "policy", metadata)
+        save_policy(model, out / "checkpoints" / f"step_{final_steps}", metadata)
+        saved, _ = load_policy(policy_path)
+        if not same_parameters(model, saved):
+            raise RuntimeError(f"{policy_path} does not hold the trained parameters (stale load cache?)")
+        final = evaluation_row(config, task, policy_path, final_steps, train_seconds / 60.0)
+    except BaseException as exc:
+        if not closed:
+            _close_after_failure(env)  # a subprocess VecEnv's workers would outlive the failed run
+        if claimed:  # a refused or misconfigured run has nothing of its own in the folder
+            keep_stopped_run(out, rows, int(model.num_timesteps) if model is not None else 0, exc)
+        raise
     rows.append(final)
     model.logger.record(f"eval/{metric}", final[metric])
     model.logger.dump(final_steps)
@@ -182,3 +192,25 @@ def train(config: TrainConfig) -> dict[str, Any]:
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     return summary
+
+
+def _close_after_failure(env: Any) -> None:
+    """Close the run's envs on its way out of a failure, without hiding that failure: after a
+    Ctrl-C the subprocess workers got the signal too, and talking to them raises."""
+    try:
+        env.close()
+    except Exception:  # noqa: BLE001 - the failure being raised is the one to report
+        pass
+
+
+def _check_algo_keywords(algorithm: type, algo_kwargs: dict[str, Any]) -> None:
+    """Raise ValueError naming the arguments ``algorithm`` does not take (a misspelt
+    ``--algo-arg`` gave a traceback of the algorithm's constructor)."""
+    parameters = inspect.signature(algorithm).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    unknown = sorted(set(algo_kwargs) - set(parameters) - {"policy", "env"})
+    if unknown:
+        taken = sorted(set(parameters) - {"policy", "env", "seed", "device", "verbose", "_init_setup_model"})
+        raise ValueError(f"algo_kwargs (--algo-arg): {algorithm.__name__} does not take {', '.join(unknown)}; "
+                         f"it takes {', '.join(taken)}")

@@ -295,8 +295,15 @@ def test_an_rllib_run_refuses_an_earlier_runs_folder_and_replaces_its_snapshots_
     ({"opponents": {"alice": ["glove", "glove:kk=1"]}}, "kk"),
     ({"task_options": {"n_candidate": 4}}, "n_candidate"),
     ({"algo_kwargs": {"learning_rate": 1e-3}}, "RLlib's PPO does not take them: .*'learning_rate'"),
-    ({"algo_kwargs": {"lr": "abc"}}, "Invalid `lr` \\(abc\\)"),
+    ({"algo_kwargs": {"lr": "abc"}}, "lr must be a number > 0, got 'abc'"),
     ({"algo_kwargs": {"minibatch_size": 1024}}, "`minibatch_size` \\(1024\\) must be <= `train_batch_size_per_learner`"),
+    # RLlib's validate() takes these; each failed in the first iteration or trained on silently.
+    ({"algo_kwargs": {"gamma": "x"}}, "gamma must be a number in \\[0, 1\\], got 'x'"),
+    ({"algo_kwargs": {"lambda_": 2}}, "lambda_ must be a number in \\[0, 1\\], got 2"),
+    ({"algo_kwargs": {"num_epochs": -1}}, "num_epochs must be an integer >= 1, got -1"),
+    ({"algo_kwargs": {"train_batch_size_per_learner": "a"}}, "train_batch_size_per_learner must be an integer"),
+    ({"algo_kwargs": {"clip_param": -1}}, "clip_param must be a number > 0"),
+    ({"algo_kwargs": {"fcnet_hiddens": "64"}}, "fcnet_hiddens must be a list of layer sizes >= 1"),
 ])
 def test_an_rllib_run_with_a_mistake_leaves_its_folder_alone(tmp_path, mistake, message):
     """The RLlib run wrote ``config.json`` before it checked its seats, opponents, options and
@@ -339,6 +346,28 @@ def test_an_rllib_evaluation_with_errored_games_reports_no_number(monkeypatch):
     with pytest.raises(EvaluationError, match=r"evaluating breaks in bob, random in eve: \d of 8 games errored"):
         evaluate_seats(config, view, {"bob": "breaks", "eve": "random"})
     assert "eve:interception_rate" in evaluate_seats(config, view, {"bob": "random", "eve": "random"})
+
+
+def test_an_rllib_run_stopped_by_a_failed_evaluation_keeps_its_curve(local_ray, tmp_path, monkeypatch):
+    """As the SB3 run's: the evaluations so far lived only in memory when the run stopped."""
+    import cluegym.agents
+    from cluegym.training.evaluation import EvaluationError
+    from cluegym.training.rllib_engine import RLlibTrainConfig, train_rllib
+    from test_train import StopsAfterItsGames
+
+    monkeypatch.setitem(cluegym.agents.AGENTS, "stops", "test_train:StopsAfterItsGames")
+    monkeypatch.setattr(StopsAfterItsGames, "games_left", 2)
+    out = tmp_path / "uc"
+    with pytest.raises(EvaluationError, match="of 2 games errored") as stopped:
+        train_rllib(RLlibTrainConfig(
+            "undercover", seats=["player_0"], steps=256, opponents={"*": ["random"]},
+            eval_opponents={"player_1": "stops"}, eval_every=64, eval_games=2, algo_kwargs=TINY_PPO,
+            out=str(out), progress=False))
+    assert stopped.value.__notes__ == [
+        f"the run stopped after 64 env steps, before its summary.json; {out} keeps eval.csv (1 evaluation), "
+        "checkpoints/ (the last at step 64); rerunning into it needs --overwrite (overwrite=True)"]
+    assert (out / "eval.csv").read_text().splitlines()[1].startswith("0,")
+    assert not (out / "summary.json").exists() and not (out / "checkpoint").exists()
 
 
 def test_shaping_reaches_the_rllib_env_and_is_checked():

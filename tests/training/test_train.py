@@ -137,6 +137,70 @@ def test_a_refused_run_folder_closes_the_subprocess_envs_it_started(tmp_path):
     assert sorted(tmp_path.iterdir()) == [tmp_path / "config.json"]
 
 
+class StopsAfterItsGames(RandomAgent):
+    """A random player that plays ``games_left`` games, then raises from every ``reset``: an
+    evaluation opponent that plays the step-0 evaluation and breaks the next one."""
+
+    games_left = 2
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        type(self).games_left -= 1
+        if type(self).games_left < 0:
+            raise RuntimeError("stopped by the test")
+
+
+def test_a_run_stopped_by_a_failed_evaluation_keeps_its_curve_and_closes_its_envs(tmp_path, monkeypatch):
+    """A run stopped mid-training (here: the step-32 evaluation's games errored) kept its
+    checkpoints but not the evaluations that measured them (the curve lived in memory only),
+    and with ``vec="subproc"`` left its worker processes running."""
+    import multiprocessing
+
+    monkeypatch.setitem(cluegym.agents.AGENTS, "stops", f"{__name__}:StopsAfterItsGames")
+    monkeypatch.setattr(StopsAfterItsGames, "games_left", 2)
+    config = TrainConfig("decrypto", "eve", steps=128, n_envs=2, vec="subproc", opponents=EVE_OPPONENTS,
+                         eval_opponents={"alice": "stops", "bob": "glove"}, eval_every=32, eval_games=2,
+                         algo_kwargs={"n_steps": 16}, progress=False, out=str(tmp_path))
+    running = set(multiprocessing.active_children())
+    with pytest.raises(EvaluationError, match="1 of 2 games errored|2 of 2 games errored") as stopped:
+        train(config)
+    assert set(multiprocessing.active_children()) == running
+    assert stopped.value.__notes__ == [
+        f"the run stopped after 32 env steps, before its summary.json; {tmp_path} keeps eval.csv (1 evaluation), "
+        "checkpoints/ (the last at step 32); rerunning into it needs --overwrite (overwrite=True)"]
+    curve = (tmp_path / "eval.csv").read_text().splitlines()
+    assert len(curve) == 2 and curve[0].startswith("steps,train_minutes,") and curve[1].startswith("0,")
+    assert not (tmp_path / "summary.json").exists() and not (tmp_path / "policy.zip").exists()
+
+
+def test_cli_train_interrupted_says_what_the_run_kept_and_exits_130(tmp_path, monkeypatch, capsys):
+    """Ctrl-C during a run gave a traceback and lost the curve so far."""
+    import cluegym.training.callback
+
+    evaluation_row = cluegym.training.callback.evaluation_row
+    evaluated = []
+
+    def evaluation_row_then_ctrl_c(*args, **kwargs):
+        if evaluated:
+            raise KeyboardInterrupt
+        evaluated.append(evaluation_row(*args, **kwargs))
+        return evaluated[-1]
+
+    monkeypatch.setattr(cluegym.training.callback, "evaluation_row", evaluation_row_then_ctrl_c)
+    out = tmp_path / "run"
+    command = ["train", "decrypto", "--seat", "eve", "--steps", "128", "--n-envs", "1", "--eval-games", "2",
+               "--eval-every", "64", "--opponent", "alice=glove:k=16", "--opponent", "bob=glove",
+               "--algo-arg", "n_steps=64", "--out", str(out)]
+    with pytest.raises(SystemExit) as stopped:
+        cli_main(command)
+    assert stopped.value.code == 130
+    printed = capsys.readouterr().err
+    assert printed.strip() == (f"cluegym train: interrupted; the run stopped after 64 env steps, before its "
+                               f"summary.json; {out} keeps eval.csv (1 evaluation), checkpoints/ (the last at step "
+                               "64); rerunning into it needs --overwrite (overwrite=True)")
+    assert (out / "eval.csv").read_text().splitlines()[1].startswith("0,")
+
+
 @pytest.mark.slow
 def test_selfplay_snapshots_join_the_pool_and_play_other_seats(tmp_path):
     """Undercover players share a role: snapshots of the learner fill the other seats."""
@@ -217,6 +281,8 @@ def test_evaluations_fall_on_update_boundaries_and_leave_training_alone(tmp_path
     ({"baselines": ["random", "glvoe"]}, ValueError, "glvoe"),
     ({"opponents": {"alice": ["glove:k=16"], "bob": ["glove:kk=3"]}}, ValueError, "kk"),
     ({"eval_opponents": {"alice": "glove", "bob": "randon"}}, ValueError, "randon"),
+    ({"algo_kwargs": {"n_epoch": 4}}, ValueError, "MaskablePPO does not take n_epoch; it takes batch_size, .*n_epochs"),
+    ({"algo": "dqn", "algo_kwargs": {"n_epochs": 4}}, ValueError, "DQN does not take n_epochs"),
 ])
 def test_a_mistake_in_the_run_fails_before_its_folder_is_touched(tmp_path, mistake, error, message):
     """A misspelt option or agent spec failed after ``config.json`` was written (the baselines'
@@ -233,6 +299,28 @@ def test_a_mistake_in_the_run_fails_before_its_folder_is_touched(tmp_path, mista
             train(config)
     assert not (tmp_path / "new").exists()
     assert (kept / "config.json").read_text() == '{"steps": 1536}' and sorted(kept.iterdir()) == [kept / "config.json"]
+
+
+@pytest.mark.parametrize("algo, name, value, kind", [
+    ("maskable_ppo", "gamma", "x", "a number in \\[0, 1\\]"),
+    ("maskable_ppo", "gamma", 1.5, "a number in \\[0, 1\\]"),
+    ("maskable_ppo", "gae_lambda", 2, "a number in \\[0, 1\\]"),
+    ("maskable_ppo", "n_epochs", 0, "an integer >= 1"),
+    ("ppo", "batch_size", 0, "an integer >= 1"),
+    ("ppo", "n_steps", 8.5, "an integer >= 1"),
+    ("ppo", "clip_range", -1, "a number > 0"),
+    ("a2c", "ent_coef", "x", "a number >= 0"),
+    ("a2c", "learning_rate", 0, "a number > 0"),
+    ("dqn", "exploration_fraction", 3, "a number in \\[0, 1\\]"),
+    ("dqn", "learning_starts", True, "an integer >= 0"),
+])
+def test_an_algorithm_value_the_library_would_misuse_is_refused_by_the_config(algo, name, value, kind):
+    """SB3 takes these unchecked: ``gamma="x"``, ``n_epochs=0`` or ``batch_size=0`` failed in
+    the first update, after the run had claimed its folder and evaluated its baselines;
+    ``gamma=1.5``, ``gae_lambda=2`` and ``clip_range=-1`` trained on without a word."""
+    with pytest.raises(ValueError, match=f"algo_kwargs \\(--algo-arg\\): {name} must be {kind}, got {value!r}"):
+        TrainConfig("decrypto", "eve", algo=algo, algo_kwargs={name: value})
+    TrainConfig("decrypto", "eve", algo=algo, algo_kwargs={name: None, "gamma": 1, "learning_rate": lambda _: 1e-3})
 
 
 @pytest.mark.parametrize("field, value, message", [
