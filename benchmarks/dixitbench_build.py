@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from cluegym.agents.embedding.dixit import CaptionAgent
 from cluegym.agents.encoders.sentences import SentenceEncoder
 from cluegym.envs.dixit.deck import default_deck_folder
 from cluegym.envs.dixit.env import get_deck
+from cluegym.harness.results import write_json_atomic
 from cluegym.harness.seeding import check_match_seed
 
 #: Format version of the benchmark JSON.
@@ -138,34 +139,126 @@ def build_bench(
 
 
 def save_bench(bench: dict[str, Any], path: str | Path) -> Path:
-    """Write a benchmark as JSON (creating folders).
+    """Write a benchmark as JSON (creating folders), atomically: a failed write leaves the old file.
 
     Example:
         >>> save_bench(build_bench(), "out/dixitbench.json")
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(bench, indent=1), encoding="utf-8")
+    write_json_atomic(path, bench)
     return path
 
 
+def _is_card_list(value: Any) -> bool:
+    """Whether ``value`` is an item's candidates: 2 or more distinct card ids."""
+    return (isinstance(value, list) and len(value) >= 2 and all(isinstance(c, str) for c in value)
+            and len(set(value)) == len(value))
+
+
+def _is_string_or_none(value: Any) -> bool:
+    """Whether ``value`` is a recorded path, or None for the default."""
+    return value is None or isinstance(value, str)
+
+
+#: What :func:`load_bench` checks of the metadata (what evaluation and the CLI read): key ->
+#: (required, test, what the value must be).
+_METADATA_FIELDS: dict[str, tuple[bool, Callable[[Any], bool], str]] = {
+    "deck": (True, lambda v: isinstance(v, str), "a string"),
+    "clue": (True, lambda v: isinstance(v, str), "a string"),
+    "deck_folder": (False, _is_string_or_none, "a folder path or null"),
+    "captions_file": (False, _is_string_or_none, "a file path or null"),
+}
+#: The same for each item; ``answer`` is checked apart, against the item's candidates.
+_ITEM_FIELDS: dict[str, tuple[bool, Callable[[Any], bool], str]] = {
+    "id": (True, lambda v: isinstance(v, str), "a string"),
+    "difficulty": (True, lambda v: v in DIFFICULTIES, f"one of {', '.join(map(repr, DIFFICULTIES))}"),
+    "clue": (True, lambda v: isinstance(v, str), "a string"),
+    "candidates": (True, _is_card_list, "a list of 2 or more distinct card ids (strings)"),
+}
+
+
+def _short(value: Any) -> str:
+    """A value for an error message, cut so that a long list keeps the message on one line."""
+    text = json.dumps(value, default=repr) if isinstance(value, (list, dict)) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fields_problem(where: str, record: dict[str, Any],
+                    fields: dict[str, tuple[bool, Callable[[Any], bool], str]]) -> str | None:
+    """The first of ``fields`` that ``record`` lacks (when required) or holds a bad value for, or None."""
+    for key, (required, test, what) in fields.items():
+        if key not in record:
+            if required:
+                return f"{where} has no {key}"
+        elif not test(record[key]):
+            return f"{where}: {key} must be {what}, got {_short(record[key])}"
+    return None
+
+
+def bench_problem(bench: Any) -> str | None:
+    """The first thing that keeps ``bench`` from being a benchmark :func:`evaluate` can run, or None.
+
+    Checks what evaluation reads: the metadata's deck, clue, deck folder and captions file,
+    and per item (counted from 0) its id, difficulty, clue, candidates and answer.
+
+    Example:
+        >>> bench_problem({"metadata": {"benchmark": "DixitBench", "deck": "d", "clue": "caption"}, "items": 5})
+        'items must be a list, got 5'
+    """
+    if not isinstance(bench, dict) or "metadata" not in bench:
+        return "not a DixitBench file"
+    meta = bench["metadata"]
+    if not isinstance(meta, dict):
+        return f"metadata must be an object, got {_short(meta)}"
+    if meta.get("benchmark") != "DixitBench":
+        return "not a DixitBench file"
+    if "agent" in bench and "strategies" in bench:  # its metadata is the benchmark's, its items are answers
+        return "DixitBench results (written by dixitbench eval --out), not a benchmark"
+    problem = _fields_problem("metadata", meta, _METADATA_FIELDS)
+    if problem:
+        return problem
+    items = bench.get("items")
+    if not isinstance(items, list):
+        return "no items" if items is None else f"items must be a list, got {_short(items)}"
+    if not items:
+        return "no items"
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            return f"item {index} must be an object, got {_short(item)}"
+        problem = _fields_problem(f"item {index}", item, _ITEM_FIELDS)
+        if problem:
+            return problem
+        if "answer" not in item:
+            return f"item {index} has no answer"
+        answer = item["answer"]
+        if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(item["candidates"]):
+            return (f"item {index}: answer must be the index of the target among its "
+                    f"{len(item['candidates'])} candidates, got {_short(answer)}")
+    return None
+
+
 def load_bench(path: str | Path) -> dict[str, Any]:
-    """Read a benchmark JSON written by :func:`save_bench`.
+    """Read a benchmark JSON written by :func:`save_bench`, checked with :func:`bench_problem`.
 
     Raises:
-        FileNotFoundError: no such file. ValueError: not a DixitBench file.
+        FileNotFoundError: no such file. ValueError: not a DixitBench file, or a malformed one:
+            one line naming the file and its first problem (e.g. ``b.json: item 3 has no candidates``).
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"DixitBench file {str(path)!r} does not exist (build one: cluegym dixitbench build)")
     try:
         bench = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+    except OSError as exc:
+        raise ValueError(f"{path} cannot be read ({exc.strerror or exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ValueError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(bench, dict) or bench.get("metadata", {}).get("benchmark") != "DixitBench" or "items" not in bench:
-        raise ValueError(f"{path} is not a DixitBench file")
+    problem = bench_problem(bench)
+    if problem:
+        raise ValueError(f"{path}: {problem}")
     return bench
 
 
-__all__ = ["BENCH_VERSION", "CLUE_SOURCES", "DEFAULT_SEED", "DIFFICULTIES", "build_bench", "caption_similarity",
-           "load_bench", "save_bench"]
+__all__ = ["BENCH_VERSION", "CLUE_SOURCES", "DEFAULT_SEED", "DIFFICULTIES", "bench_problem", "build_bench",
+           "caption_similarity", "load_bench", "save_bench"]

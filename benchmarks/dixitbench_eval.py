@@ -58,6 +58,18 @@ def action_space(num_candidates: int = 6) -> Any:
                                   "clue": text_space(200, min_length=1)})
 
 
+def check_limit(limit: int | None, what: str = "limit") -> None:
+    """Refuse an item count that is no whole number >= 1 (None means every item).
+
+    A slice would take 0 as "every item" and a negative count as "all but the last few".
+
+    Raises:
+        ValueError: one line naming ``what`` (e.g. ``--limit``) and the value given.
+    """
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"{what} must be a whole number >= 1 (leave it out for every item), got {limit!r}")
+
+
 def item_observation(
     item: dict[str, Any], deck: Any, *, strategy: str = "direct", candidate: int | None = None,
     image_size: tuple[int, int] = IMAGE_SIZE, reveal_captions: bool = False,
@@ -204,21 +216,26 @@ def evaluate(
         image_size: (height, width) of the candidate images shown.
         reveal_captions: show the candidates' captions (caption agents need them).
         seed: agent and tie-break seed.
-        limit: evaluate only the first ``limit`` items (a quick check).
+        limit: evaluate only the first ``limit`` items (a quick check; >= 1, None: every item).
         progress: show a progress bar.
 
     Returns:
         ``{"agent", "metadata", "strategies": {strategy: {"easy", "hard", "total",
         "invalid"}}, "items": per-item answers, "wall_s"}``.
+
+    Raises:
+        ValueError: an unknown strategy, a ``limit`` below 1, cards the deck lacks, a negative
+            seed. TypeError: a seed that is no integer.
     """
     check_match_seed(seed)
+    check_limit(limit)
     unknown = sorted(set(strategies) - set(STRATEGIES))
     if unknown or not strategies:
         raise ValueError(f"strategies must be among {', '.join(STRATEGIES)}, got {list(strategies)}")
     meta = bench["metadata"]
     if deck is None:
         deck = get_deck(meta.get("deck_folder"), meta.get("captions_file"))
-    items = bench["items"][:limit] if limit else bench["items"]
+    items = bench["items"][:limit]
     missing = sorted({c for item in items for c in item["candidates"] if c not in deck})
     if missing:
         raise ValueError(f"the benchmark names cards that deck {deck.name!r} lacks: {missing[:5]}")
@@ -255,4 +272,5 @@ def format_table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["STRATEGIES", "accuracy_table", "action_space", "evaluate", "format_table", "item_observation"]
+__all__ = ["STRATEGIES", "accuracy_table", "action_space", "check_limit", "evaluate", "format_table",
+           "item_observation"]

@@ -8,7 +8,10 @@ value, or ``key=value`` pairs; clicking a card fills ``card=N``). The other seat
 
 The server is the standard library's :class:`~http.server.ThreadingHTTPServer`, bound to
 127.0.0.1 only; the page polls ``GET /state`` and posts ``POST /answer``; it loads nothing
-from elsewhere.
+from elsewhere. Everything that can be checked (port, game, seats, agent specs, the results
+file) is checked by :class:`PlaySession`'s constructor, before the server binds. A request the
+page would never send (a bad or oversized ``Content-Length``, a body that is no answer) gets a
+4xx status with a one-line JSON reason, and the server goes on serving.
 
 Example:
     >>> session = PlaySession("dixit", "player_0", {"*": "random"}, env_kwargs={"num_rounds": 2})
@@ -29,27 +32,58 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from cluegym.agents import AgentSpecError, make_agent
 from cluegym.agents.human import HumanAgent, HumanTurn
+from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_option_value
 from cluegym.envs.core.record import to_jsonable
 from cluegym.envs.core.registry import env_module
-from cluegym.harness import check_match_seed, resolve_seats, run_match
+from cluegym.harness import build_agents, check_match_seed, resolve_seats, run_match
+from cluegym.harness.results import check_writable, load_rows
 
 __all__ = ["PlaySession", "WebConsole", "register_cli"]
 
 #: Longest answer the page may post (the env bounds text actions far below this).
 MAX_ANSWER_CHARS = 10_000
+#: Largest request body read: the longest answer with every character JSON-escaped (a control
+#: character is 6 bytes, ``\u0001``) plus room for the keys and the turn id. A larger body is
+#: refused unread rather than cut short into JSON that no longer parses.
+MAX_BODY_BYTES = 6 * MAX_ANSWER_CHARS + 1024
+#: Seconds a client may take to send its request: one that stalls (a Content-Length larger than
+#: what it sends) would otherwise hold its server thread until it disconnects.
+REQUEST_TIMEOUT_S = 10.0
 
 
 def _png_uri(image: np.ndarray) -> str:
     buffer = io.BytesIO()
     Image.fromarray(np.asarray(image, dtype=np.uint8)).save(buffer, format="PNG")
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+class _BadRequest(Exception):
+    """A request the page never sends: the status to answer with, and why (the message)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Server(ThreadingHTTPServer):
+    """The page's HTTP server; a client that went away mid-request is not reported."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Print other errors as the standard library does; a closed tab or a client that gave up
+        (its socket reset, or silent past :data:`REQUEST_TIMEOUT_S`) is no server fault, and a
+        traceback in the player's terminal would only alarm them."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class WebConsole:
@@ -114,20 +148,29 @@ class PlaySession:
         port: port on 127.0.0.1 (0: any free one).
         results_path: append each finished game to this JSONL (for ``cluegym replay``).
 
+    All of these are checked here, before the server binds (as :func:`~cluegym.harness.run_match`
+    checks them before its first game), so a bad argument never shows a page that then fails.
+
     Raises:
-        ValueError: an unknown game or seat, an agent spec for the human's seat, fewer than one
-            game or a negative seed. TypeError: a seed that is no integer.
+        ValueError: a port outside 0-65535, an unknown game, seat or game option, an agent spec
+            for the human's seat, fewer than one game, a negative seed, or a ``results_path``
+            that is a folder, cannot be written or holds another match's games.
+            TypeError: a seed that is no integer.
         AgentSpecError: a spec that names no usable agent.
+        OSError: the port is taken.
     """
 
     def __init__(self, game: str, seat: str, agents: dict[str, str] | None = None, *, games: int = 1, seed: int = 0,
                  env_kwargs: dict[str, Any] | None = None, port: int = 0, results_path: str | Path | None = None) -> None:
+        if not 0 <= port <= 65535:
+            raise ValueError(f"port must be 0-65535 (0: any free port), got {port}")
         if games < 1:
             raise ValueError(f"games must be >= 1, got {games}")
         check_match_seed(seed)
         self.game, self.seat, self.games, self.seed = game, seat, games, seed
         self.env_kwargs = dict(env_kwargs or {})
-        seats = list(env_module(game).env(**self.env_kwargs).possible_agents)
+        probe = env_module(game).env(**self.env_kwargs)
+        seats = list(probe.possible_agents)
         if seat not in seats:
             raise ValueError(f"{game} has no seat {seat!r}; seats: {', '.join(seats)}")
         agents = dict(agents or {})
@@ -135,15 +178,22 @@ class PlaySession:
             raise ValueError(f"--seat {seat} is the human's seat: drop --agent {seat}={agents[seat]}")
         agents[seat] = "human"
         self.seats = resolve_seats(game, agents, seats)
-        self.results_path = results_path
         self.console = WebConsole()
+        # run_match makes these checks too, but only once the match thread runs: after the page
+        # is served. The same harness checks, here, fail before anything is shown.
+        build_agents(game, probe, self.seats, make_agent=self._make_agent)
+        self.results_path = results_path
+        if results_path:
+            results_file = Path(results_path)
+            check_writable(results_file, "--results", create=True)
+            # run_match's match signature: a file of another match's games is refused
+            load_rows(results_file, {"game": game, "seats": self.seats, "seed": seed, "env": self.env_kwargs})
         self.finished: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self.error: str | None = None
         self.over_seen = threading.Event()
         self._done = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", port), self._handler())
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
 
     def _make_agent(self, spec: str, **kwargs: Any) -> Any:
@@ -198,6 +248,8 @@ class PlaySession:
         session = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = REQUEST_TIMEOUT_S  # read when a session is made, so tests can shorten it
+
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
                 pass  # polling would flood the terminal
 
@@ -208,6 +260,30 @@ class PlaySession:
                 self.send_header("Cache-Control", "no-store")
                 self.end_headers()
                 self.wfile.write(body)
+
+            def _read_body(self) -> bytes:
+                """The request body, as long as its Content-Length says.
+
+                Raises:
+                    _BadRequest: a Content-Length that is no byte count (400) or over
+                        :data:`MAX_BODY_BYTES` (413), or a body that stops short (400) or
+                        stalls (408).
+                """
+                declared = self.headers.get("Content-Length", "0").strip()
+                # int() alone takes "-1" (rfile.read(-1) then waits for the client to hang
+                # up), "+5" and "1_0"; only plain digits are a byte count.
+                if not (declared.isascii() and declared.isdigit()):
+                    raise _BadRequest(400, f"Content-Length must be a byte count, got {declared[:20]!r}")
+                length = int(declared)
+                if length > MAX_BODY_BYTES:
+                    raise _BadRequest(413, f"the request body must be at most {MAX_BODY_BYTES} bytes, got {length}")
+                try:
+                    body = self.rfile.read(length)
+                except TimeoutError:
+                    raise _BadRequest(408, f"the request body did not arrive within {self.timeout:g} s") from None
+                if len(body) < length:
+                    raise _BadRequest(400, f"the request body ended after {len(body)} of {length} bytes")
+                return body
 
             def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
                 if self.path in ("/", "/index.html"):
@@ -222,13 +298,16 @@ class PlaySession:
                     self._send(404, b"not found", "text/plain")
                     return
                 try:
-                    length = int(self.headers.get("Content-Length", "0"))
-                    body = json.loads(self.rfile.read(min(length, 4 * MAX_ANSWER_CHARS)) or b"{}")
+                    body = json.loads(self._read_body() or b"{}")
                     problem = session.console.submit(body.get("turn_id"), body.get("text"))
-                except (ValueError, AttributeError):
-                    problem = "the request must be JSON {turn_id, text}"
-                self._send(200 if problem is None else 409, json.dumps({"ok": problem is None, "error": problem}).encode(),
-                           "application/json")
+                    code = 200 if problem is None else 409
+                except _BadRequest as exc:
+                    code, problem = exc.code, str(exc)
+                except (ValueError, AttributeError, RecursionError):
+                    # RecursionError: json nests one level per "[" and gives up past the
+                    # interpreter's recursion limit; like any other non-answer body, a 409.
+                    code, problem = 409, "the request must be JSON {turn_id, text}"
+                self._send(code, json.dumps({"ok": problem is None, "error": problem}).encode(), "application/json")
 
         return Handler
 
@@ -311,33 +390,16 @@ poll();
 """
 
 
-def _usage_error(message: str) -> NoReturn:
-    print(" ".join(f"cluegym: error: {message}".split()), file=sys.stderr)
-    raise SystemExit(2)
-
-
 def cmd_play(args: argparse.Namespace) -> int:
-    """``cluegym play GAME --seat SEAT``: serve the page until the games are over."""
-    agents: dict[str, str] = {}
-    for item in args.agent:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip() or not value.strip():
-            _usage_error(f"--agent {item!r} must look like SEAT=SPEC")
-        agents[key.strip()] = value.strip()
-    env_kwargs: dict[str, Any] = {}
-    for item in args.env:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            _usage_error(f"--env {item!r} must look like KEY=VALUE")
-        try:
-            env_kwargs[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            env_kwargs[key.strip()] = value
+    """``cluegym play GAME --seat SEAT``: serve the page until the games are over; exit 0 (played),
+    1 (the match failed), 2 (bad arguments, checked before the page is served) or 130 (Ctrl-C)."""
+    agents = parse_assignments(args.agent, "--agent", "SEAT=SPEC")
+    env_kwargs = {key: parse_option_value(value) for key, value in parse_assignments(args.env, "--env", "KEY=VALUE").items()}
     try:
         session = PlaySession(args.game, args.seat, agents, games=args.games, seed=args.seed, env_kwargs=env_kwargs,
                               port=args.port, results_path=args.results)
     except (AgentSpecError, ValueError, TypeError, OSError) as exc:
-        _usage_error(str(exc))
+        raise UsageError(str(exc)) from None
     session.start()
     print(f"cluegym play: open {session.url} in a browser (you play {args.seat}; Ctrl-C to stop)", flush=True)
     if args.open:

@@ -24,15 +24,16 @@ import hashlib
 import html
 import io
 import json
-import sys
+import math
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from cluegym.envs.core.record import ReplayMismatch, digest, to_jsonable, transcript
 from cluegym.envs.core.registry import make
+from cluegym.benchmarks.usage import usage_error
 
 __all__ = ["load_record", "register_cli", "replay_html", "replay_model"]
 
@@ -130,12 +131,16 @@ def replay_model(record: dict[str, Any]) -> dict[str, Any]:
     env.reset(seed=record["seed"], options=record.get("options"))
     images = _Images()
     logs = record.get("agent_logs") or {}
+    if not isinstance(logs, dict) or not all(isinstance(calls, list) and all(isinstance(c, dict) for c in calls)
+                                             for calls in logs.values() if calls is not None):
+        raise ValueError("the record's agent_logs must map seats to lists of call logs")
     calls_by_decision: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for seat, calls in logs.items():
         for call in calls or []:
             calls_by_decision.setdefault((seat, int(call.get("decision", 0))), []).append(call)
     steps = []
     shown_calls: set[tuple[str, int]] = set()
+    returns = {seat: 0.0 for seat in env.possible_agents}
     for i, (step, decision) in enumerate(zip(record["steps"], _decisions(record["steps"]))):
         seat = env.agent_selection
         if seat != step["agent"]:
@@ -157,11 +162,39 @@ def replay_model(record: dict[str, Any]) -> dict[str, Any]:
             env.unwrapped.forfeit(step["forfeit"])
         else:
             env.step(env.unwrapped.action_from_json(seat, step["action"]))
+        for name, reward in env.unwrapped.rewards.items():  # each step's rewards, as the players collect them
+            returns[name] = returns.get(name, 0.0) + float(reward)
+    _check_outcome(record, env.unwrapped.game_record(), returns)
     return {
         "game": record["game"], "seed": record["seed"], "config": record["config"], "steps": steps,
         "images": images.uris, "result": record.get("result"), "returns": record.get("returns"),
         "table": transcript(record),
     }
+
+
+def _check_outcome(record: dict[str, Any], replayed: dict[str, Any], returns: dict[str, float]) -> None:
+    """Raise ReplayMismatch unless the record's steps end the game with the record's result
+    and returns (``replayed``: the replayed env's record; ``returns``: its rewards summed): the
+    page shows both, and a record cut short (or edited) showed a game that stopped mid-way
+    under the recorded outcome of the whole game."""
+    if "result" not in replayed:
+        raise ReplayMismatch(f"the record stops after {len(record['steps'])} steps, before the game's end")
+    recorded = record.get("returns")
+    # Returns are sums of floats, added up in another order by the players' loop: compared
+    # to a relative 1e-9, not bit for bit.
+    same_returns = isinstance(recorded, dict) and set(recorded) == set(returns) and all(
+        isinstance(recorded[seat], (int, float)) and math.isclose(recorded[seat], total, rel_tol=1e-9, abs_tol=1e-12)
+        for seat, total in returns.items())
+    for key, same, value in (("result", _as_json(record.get("result")) == _as_json(replayed["result"]),
+                              replayed["result"]), ("returns", same_returns, returns)):
+        if not same:
+            raise ReplayMismatch(f"the record's {key} differs from its replay's: {_as_json(record.get(key))} "
+                                 f"recorded, {_as_json(value)} replayed")
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as it reads back from a results file (tuples as lists, keys as strings)."""
+    return json.loads(json.dumps(to_jsonable(value)))
 
 
 def _call_view(call: dict[str, Any]) -> dict[str, Any]:
@@ -276,24 +309,21 @@ def replay_html(record: dict[str, Any], title: str | None = None) -> str:
 """
 
 
-def _usage_error(message: str) -> NoReturn:
-    print(" ".join(f"cluegym: error: {message}".split()), file=sys.stderr)
-    raise SystemExit(2)
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
     """``cluegym replay RESULTS.jsonl --game K --html OUT.html``."""
+    out = Path(args.html)
+    if out.resolve() == Path(args.results).resolve():
+        usage_error(f"--html {out} is the results file: writing the page there would destroy it")
     try:
         record = load_record(args.results, args.game)
         page = replay_html(record, title=f"{record['game']}: game {args.game} of {Path(args.results).name}")
     except (ValueError, ReplayMismatch, KeyError, TypeError) as exc:
-        _usage_error(f"{args.results}: {exc}")
-    out = Path(args.html)
+        usage_error(f"{args.results}: {exc}")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page)
     except OSError as exc:
-        _usage_error(f"--html {out} is not writable ({exc.strerror or exc})")
+        usage_error(f"--html {out} is not writable ({exc.strerror or exc})")
     print(f"written {out} ({len(page) / 1e6:.1f} MB, {len(record['steps'])} steps); open it in a browser")
     return 0
 

@@ -37,7 +37,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from tqdm.auto import tqdm
 
@@ -46,7 +46,9 @@ from cluegym.benchmarks.ratings import GameOutcome, head_to_head, per_role_table
 from cluegym.benchmarks.tournament_report import format_report, write_reports
 from cluegym.envs.core.registry import env_module
 from cluegym.harness import build_agents, check_match_seed, resolve_seats
+from cluegym.harness.distributed import check_ray_address
 from cluegym.harness.results import load_rows, write_json_atomic
+from cluegym.benchmarks.usage import parse_assignments, parse_option_value, usage_error
 
 __all__ = ["Match", "Side", "plan_matches", "register_cli", "run_tournament", "tournament_sides"]
 
@@ -54,6 +56,8 @@ __all__ = ["Match", "Side", "plan_matches", "register_cli", "run_tournament", "t
 AGENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 #: Settings file of a tournament folder (a rerun must use the same ones).
 SETTINGS_FILE = "tournament.json"
+#: The longest agent name: a match's results file is ``NNN-<a>-vs-<b>.jsonl``.
+MAX_AGENT_NAME = 100
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,38 @@ def _check_settings(out_dir: Path, settings: dict[str, Any]) -> None:
         if changed:
             raise ValueError(f"{out_dir} holds a tournament with other settings ({', '.join(changed)} differ); "
                              f"use another --out folder or the same settings to resume")
+        # The agents' order is the schedule's (match ids, and the order ratings take the games
+        # in), which a dict comparison misses: the same agents in another order replayed every
+        # game into new match files beside the old ones and rated the games anew.
+        if list(old["agents"]) != list(settings["agents"]):
+            raise ValueError(f"{out_dir} holds this tournament with its agents in another order "
+                             f"({', '.join(old['agents'])}); give --agent in that order to resume")
     write_json_atomic(path, settings)
+
+
+def _missing_parts(folder: Path) -> list[Path]:
+    """``folder`` and those above it that do not exist yet, nearest first: what making it makes."""
+    missing = []
+    for path in (folder, *folder.parents):
+        if path.exists():
+            break
+        missing.append(path)
+    return missing
+
+
+def _remove_if_unplayed(out: Path, made: list[Path]) -> None:
+    """Undo what a new tournament wrote (``made``: its settings file and the folders it
+    created, in that order) when it stopped before any game's row was written: that
+    ``tournament.json`` alone refused the corrected rerun as a tournament with other settings."""
+    if not made or any(path.stat().st_size for path in (out / "matches").glob("*.jsonl")):
+        return
+    for path in (out / "matches").glob("*.jsonl"):
+        path.unlink()  # empty: opened for a match whose first game never finished
+    for path in made:
+        try:
+            path.unlink() if path.suffix == ".json" else path.rmdir()  # rmdir: only an empty folder
+        except OSError:
+            return
 
 
 def _check_agents(game: str, agents: dict[str, str], matches: list[Match], probe: Any) -> list[Match]:
@@ -213,9 +248,17 @@ def run_tournament(
     for name in agents:
         if not AGENT_NAME.fullmatch(name):
             raise ValueError(f"agent name {name!r} must be letters, digits, '_', '.', '+' or '-'")
+        if len(name) > MAX_AGENT_NAME:  # two names make a match's file name, at most 255 bytes
+            raise ValueError(f"agent name {name[:20]!r}... is {len(name)} characters; at most {MAX_AGENT_NAME}")
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     check_match_seed(seed)
+    # Checked here, not by the first match: its error came after tournament.json was written,
+    # and the folder then refused the corrected rerun as "a tournament with other settings".
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}")
+    if ray_address is not None:
+        check_ray_address(ray_address)
     if importlib.util.find_spec("openskill") is None:  # before any game, not after them all
         raise ValueError("tournament ratings need the openskill package: pip install 'cluegym[tournament]'")
     env_kwargs = dict(env_kwargs or {})
@@ -229,6 +272,8 @@ def run_tournament(
     matches = _check_agents(game, agents, planned, module.env(**planned[0].env_kwargs))
     skipped = [m.id for m in planned if m not in matches]
     settings = {"game": game, "agents": agents, "games": games, "seed": seed, "env": env_kwargs}
+    made = [out / SETTINGS_FILE] if not (out / SETTINGS_FILE).exists() else []
+    made += _missing_parts(out / "matches")
     out.mkdir(parents=True, exist_ok=True)
     (out / "matches").mkdir(exist_ok=True)
     _check_settings(out, settings)
@@ -253,6 +298,9 @@ def run_tournament(
                 env_kwargs=match.env_kwargs, concurrency=concurrency, results_path=results_file(match),
                 progress=False, on_game=lambda index, record: bar.update(1), ray_address=ray_address,
             )
+    except BaseException:
+        _remove_if_unplayed(out, made)  # e.g. no Ray cluster at --ray-address: nothing was played
+        raise
     finally:
         bar.close()
 
@@ -320,44 +368,21 @@ def _agent_metrics(module: Any, matches: list[Match], out: Path, signature: Any,
     return {name: {key: total / weights[name][key] for key, total in sums[name].items()} for name in order if name in sums}
 
 
-def _usage_error(message: str) -> NoReturn:
-    """Print a one-line ``cluegym: error:`` and exit 2, like the other commands' bad input."""
-    print(" ".join(f"cluegym: error: {message}".split()), file=sys.stderr)
-    raise SystemExit(2)
-
-
-def _assignments(items: list[str], what: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip() or not value.strip():
-            _usage_error(f"{what} {item!r} must look like NAME=VALUE")
-        if key.strip() in out:
-            _usage_error(f"{what} name {key.strip()!r} is given twice")
-        out[key.strip()] = value.strip()
-    return out
-
-
 def cmd_tournament(args: argparse.Namespace) -> int:
     """``cluegym tournament GAME``: play or resume, print the ratings; exit 0, 1 (errored games),
     2 (bad arguments) or 130 (interrupted: rerun to resume)."""
     try:
         env_module(args.game)
     except ValueError as exc:
-        _usage_error(str(exc))
-    agents = _assignments(args.agent, "--agent")
-    env_kwargs: dict[str, Any] = {}
-    for key, value in _assignments(args.env, "--env").items():
-        try:
-            env_kwargs[key] = json.loads(value)
-        except json.JSONDecodeError:
-            env_kwargs[key] = value
+        usage_error(str(exc))
+    agents = parse_assignments(args.agent, "--agent")
+    env_kwargs = {key: parse_option_value(value) for key, value in parse_assignments(args.env, "--env").items()}
     try:
         report = run_tournament(args.game, agents, games=args.games, seed=args.seed, out_dir=args.out,
                                 env_kwargs=env_kwargs, concurrency=args.concurrency, progress=not args.no_progress,
                                 ray_address=args.ray_address)
     except (AgentSpecError, ValueError, TypeError, OSError, ImportError) as exc:  # ImportError: no Ray
-        _usage_error(str(exc))
+        usage_error(str(exc))
     except KeyboardInterrupt:
         print(f"\ncluegym: interrupted; the finished games are in {args.out}/matches, rerun to resume", file=sys.stderr)
         return 130

@@ -15,8 +15,6 @@ import csv
 import io
 import json
 import math
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,20 +25,9 @@ matplotlib.use("Agg")  # files only: never open a window, whatever the user's ba
 import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 
 from cluegym.benchmarks.ratings import GameOutcome  # noqa: E402
-from cluegym.harness.results import write_json_atomic  # noqa: E402
+from cluegym.harness.results import write_bytes_atomic, write_json_atomic  # noqa: E402
 
 __all__ = ["format_report", "heatmap_png", "markdown_table", "strict_json", "write_reports"]
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _number(value: Any, digits: int = 2) -> str:
@@ -149,17 +136,17 @@ def heatmap_png(h2h: dict[str, Any], title: str) -> bytes:
 def write_reports(out: Path, report: dict[str, Any], outcomes: Sequence[GameOutcome]) -> None:
     """Write ``games.jsonl``, ``head_to_head.csv``/``.png``, ``ratings.md`` and ``ratings.json``."""
     lines = "".join(json.dumps(asdict(o)) + "\n" for o in outcomes)
-    _write_atomic(out / "games.jsonl", lines.encode())
+    write_bytes_atomic(out / "games.jsonl", lines.encode())
     h2h = report["head_to_head"]
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(["agent \\ opponent", *h2h["agents"]])
     for name, row in zip(h2h["agents"], h2h["score"]):
         writer.writerow([name, *("" if math.isnan(v) else f"{v:.4f}" for v in row)])
-    _write_atomic(out / "head_to_head.csv", buffer.getvalue().encode())
+    write_bytes_atomic(out / "head_to_head.csv", buffer.getvalue().encode())
     game = report["settings"]["game"]
-    _write_atomic(out / "head_to_head.png", heatmap_png(h2h, f"{game}: row agent's score vs column agent"))
-    _write_atomic(out / "ratings.md", format_report(report).encode())
+    write_bytes_atomic(out / "head_to_head.png", heatmap_png(h2h, f"{game}: row agent's score vs column agent"))
+    write_bytes_atomic(out / "ratings.md", format_report(report).encode())
     write_json_atomic(out / "ratings.json", strict_json(report))
 
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
-import json
 import sys
 from typing import Any, Sequence
 
 import cluegym
 from cluegym.agents import AgentSpecError, agent_class, agent_params, registered_agents, run_match
+from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_option_value
 from cluegym.envs.core.record import transcript
 from cluegym.harness import RayNotInstalledError, format_metrics
 
@@ -32,37 +32,6 @@ COMMANDS: dict[str, str] = {
     "replay": "cluegym.benchmarks.replay_html",
     "play": "cluegym.benchmarks.play_server",
 }
-
-
-class UsageError(SystemExit):
-    """A one-line ``cluegym: error: ...`` for input that cannot run; exits 2 like argparse's
-    own usage errors (a run that played but failed exits 1). :func:`main` prints it."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(2)
-        self.message = " ".join(f"cluegym: error: {message}".split())
-
-    def __str__(self) -> str:
-        return self.message
-
-
-def _parse_value(text: str) -> Any:
-    """``--env key=value`` values: JSON when it parses (numbers, lists, true), else the string."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
-    """``["alice=glove:k=16", ...]`` -> ``{"alice": "glove:k=16"}`` with a clear error."""
-    out: dict[str, str] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key or not value:
-            raise UsageError(f"{what} {item!r} must look like NAME=VALUE")
-        out[key.strip()] = value.strip()
-    return out
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -131,7 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     agents = parse_assignments(args.agent, "--agent")
-    env_kwargs = {k: _parse_value(v) for k, v in parse_assignments(args.env, "--env").items()}
+    env_kwargs = {k: parse_option_value(v) for k, v in parse_assignments(args.env, "--env").items()}
     try:
         summary = run_match(
             args.game, agents, games=args.games, seed=args.seed, env_kwargs=env_kwargs,

@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["MAX_ERROR_CHARS", "check_writable", "error_text", "game_row", "load_rows", "seat_counters",
-           "sum_agent_stats", "write_json_atomic"]
+           "sum_agent_stats", "write_bytes_atomic", "write_json_atomic"]
+
+# The process's umask, read once at import (reading it means setting it, which is not
+# thread-safe later): the permissions an atomically written file should end up with.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 
 #: Longest error text kept in a row or a forfeit reason (a reply can be megabytes).
 MAX_ERROR_CHARS = 500
@@ -65,18 +70,25 @@ def check_writable(path: Path, what: str, *, create: bool) -> None:
         raise ValueError(f"{what} {path} is not writable ({exc.strerror or error_text(exc)})") from exc
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write ``data`` as indented JSON through a temporary file, so a kill leaves the old
-    file or the new one, never half of one."""
-    text = json.dumps(data, indent=2)
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it, so a kill leaves the old
+    file or the new one, never half of one. The file gets the permissions a plain ``open``
+    would give it (the temporary file's own are owner-only: results, summaries and reports
+    were unreadable to the rest of a shared machine)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write ``data`` as indented JSON, atomically (:func:`write_bytes_atomic`)."""
+    write_bytes_atomic(path, json.dumps(data, indent=2).encode())
 
 
 def game_row(signature: dict[str, Any], index: int, agent_stats: dict[str, dict[str, float]], *,
@@ -129,18 +141,23 @@ def load_rows(path: Path, signature: dict[str, Any]) -> dict[int, dict[str, Any]
         index = row.get("index")
         if type(index) is not int or index < 0:
             raise ValueError(f"{where}: index must be an integer >= 0, got {index!r}")
-        _check_row(row, where)
+        _check_row(row, where, signature.get("seats"))
         if "record" in row or "record" not in rows.get(index, {}):
             rows[index] = row
     return rows
 
 
-def _check_row(row: dict[str, Any], where: str) -> None:
+def _check_row(row: dict[str, Any], where: str, seats: Any) -> None:
     record = row.get("record")
     if record is not None:
         if not isinstance(record, dict) or not isinstance(record.get("result"), dict) \
                 or not isinstance(record.get("returns"), dict):
             raise ValueError(f"{where}: record must be a game record with result and returns")
+        returns = record["returns"]
+        # The summary, the tournament's sides and the ratings read every seat's return.
+        if isinstance(seats, dict) and (set(returns) != set(seats) or not all(map(_is_number, returns.values()))):
+            raise ValueError(f"{where}: the record's returns must give each seat of the match "
+                             f"({', '.join(seats)}) a number, got {_short(returns)}")
     elif not isinstance(row.get("error"), str):
         raise ValueError(f"{where}: a game row needs a record or an error")
     stats = row.get("agent_stats", {})
@@ -149,6 +166,11 @@ def _check_row(row: dict[str, Any], where: str) -> None:
         for seat_stats in stats.values()
     ):
         raise ValueError(f"{where}: agent_stats must map seats to numeric counters")
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _is_number(value: Any) -> bool:

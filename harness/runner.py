@@ -42,7 +42,8 @@ from cluegym.harness.agent_protocol import AgentFactory, MatchAgent
 from cluegym.harness.distributed import check_ray_address, play_games_on_ray
 from cluegym.harness.match_game import play_match_game_async
 from cluegym.harness.play import agent_game_stats
-from cluegym.harness.results import check_writable, load_rows, seat_counters, sum_agent_stats, write_json_atomic
+from cluegym.harness.results import (check_writable, error_text, load_rows, seat_counters, sum_agent_stats,
+                                     write_json_atomic)
 from cluegym.harness.seats import build_agents, resolve_seats
 from cluegym.harness.seeding import check_match_seed
 from cluegym.harness.stopping import GameSlots, run_carrying_stops
@@ -202,6 +203,8 @@ def run_match(
         check_writable(results_file, "--results", create=True)
     signature = {"game": game, "seats": seats, "seed": seed, "env": env_kwargs}
     rows = load_rows(results_file, signature) if results_file else {}
+    if results_file:
+        _check_resumed_results(module, results_file, rows, seats)
     todo = [i for i in range(games) if "record" not in rows.get(i, {})]
 
     bar = MatchProgress(game, games, games - len(todo)) if progress else None
@@ -315,6 +318,23 @@ def _metrics(module: ModuleType, results: list[dict[str, Any]], seats: dict[str,
     if len(set(seats.values())) > 1 and "agents" in inspect.signature(module.metrics).parameters:
         return module.metrics(results, agents=seats)
     return module.metrics(results)
+
+
+def _check_resumed_results(module: ModuleType, path: Path, rows: dict[int, dict[str, Any]],
+                           seats: dict[str, str]) -> None:
+    """Raise ValueError naming ``path`` and the first finished game whose result the game's
+    ``metrics`` cannot read: a row edited or written by another tool (``result: {}``) failed
+    only when the summary was computed, after every missing game was played, with a traceback
+    from the game's metrics."""
+    for index in sorted(rows):
+        record = rows[index].get("record")
+        if record is None:
+            continue
+        try:
+            _metrics(module, [record["result"]], seats)
+        except Exception as exc:  # noqa: BLE001 - any failure means the row is not this game's
+            raise ValueError(f"{path}: the result of game {index} is not one the game's metrics can read "
+                             f"({error_text(exc)}); remove that line to replay the game") from None
 
 
 def format_metrics(metrics: dict[str, Any]) -> str:

@@ -72,6 +72,10 @@ def test_run_is_reproducible_and_resumes(tmp_path):
         (["run", "decrypto", "--agent", "alice"], "must look like NAME=VALUE"),
         (["run", "decrypto", "--games", "0"], "games must be >= 1"),
         (["run", "decrypto", "--env", "max_turns=99"], "max_turns"),
+        # The later of two --agent alice=... silently won.
+        (["run", "decrypto", "--agent", "alice=glove", "--agent", "alice=random"], "--agent name 'alice' is given twice"),
+        # A value nested past the interpreter's recursion limit gave a RecursionError traceback.
+        (["run", "decrypto", "--env", "max_turns=" + "[" * 30_000], "decrypto option max_turns='[[["),
     ],
 )
 def test_run_errors_are_clear(argv, message):

@@ -30,7 +30,7 @@ from cluegym.training.train import MEAN_RETURN, TrainConfig, train
 def _value(text: str) -> Any:
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: "[[[[..." nested past the limit
         return text
 
 

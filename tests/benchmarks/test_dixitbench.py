@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, NoReturn
 
 import numpy as np
 import pytest
 from PIL import Image
 
 from cluegym.agents.base import Agent
+from cluegym.benchmarks import dixitbench
 from cluegym.benchmarks.dixitbench import (
     action_space, build_bench, caption_similarity, evaluate, format_table, item_observation, load_bench, save_bench,
 )
@@ -176,3 +179,126 @@ def test_cli_build_and_eval(tmp_path: Path, capsys):
         main(["dixitbench", "eval", "--agent", "caption", "--bench", str(out), "--limit", "2", "--no-progress"])
     with pytest.raises(SystemExit, match="does not exist"):
         main(["dixitbench", "eval", "--agent", "random", "--bench", str(tmp_path / "nope.json")])
+
+
+def _must_not_run(*args: Any, **kwargs: Any) -> NoReturn:
+    raise AssertionError("the command started its work before refusing its arguments")
+
+
+def _eval_argv(bench_path: Path, *more: str) -> list[str]:
+    return ["dixitbench", "eval", "--agent", "random", "--bench", str(bench_path), "--limit", "2", "--no-progress",
+            *more]
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str], count: int = 1) -> None:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("cluegym: error:") == count == len(err.splitlines()), err
+
+
+def test_cli_refuses_an_out_that_is_the_bench(bench, tmp_path: Path, capsys):
+    path = save_bench(bench, tmp_path / "b.json")
+    before = path.read_bytes()
+    for out in (path, tmp_path / "sub" / ".." / "b.json"):  # the same file, spelled another way
+        with pytest.raises(SystemExit, match="is the --bench file") as exc:
+            main(_eval_argv(path, "--out", str(out)))
+        assert exc.value.code == 2
+    _one_line_error(capsys, 2)
+    assert path.read_bytes() == before
+
+
+def test_cli_build_refuses_an_out_that_is_its_captions(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.setattr(dixitbench, "build_bench", _must_not_run)
+    captions = _small_deck(tmp_path, 12) / "captions.json"
+    before = captions.read_bytes()
+    for given, name in (["--captions", str(captions)], "--captions file"), ([], "deck's captions.json"):
+        with pytest.raises(SystemExit, match=f"is the {name}") as exc:
+            main(["dixitbench", "build", "--deck", str(tmp_path), *given, "--out", str(captions)])
+        assert exc.value.code == 2
+    _one_line_error(capsys, 2)
+    assert captions.read_bytes() == before
+
+
+@pytest.mark.parametrize("where", ["a folder", "under a file"])
+def test_cli_checks_out_before_any_work(where, bench, tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.setattr(dixitbench, "build_bench", _must_not_run)
+    monkeypatch.setattr(dixitbench, "evaluate", _must_not_run)
+    path = save_bench(bench, tmp_path / "b.json")
+    (tmp_path / "file.txt").write_text("x")
+    out, expected = (tmp_path, "is a directory") if where == "a folder" else (tmp_path / "file.txt" / "r.json",
+                                                                               "is not writable")
+    for argv in (["dixitbench", "build", "--out", str(out)], _eval_argv(path, "--out", str(out))):
+        with pytest.raises(SystemExit, match=f"--out {re.escape(str(out))} {expected}") as exc:
+            main(argv)
+        assert exc.value.code == 2
+    _one_line_error(capsys, 2)
+
+
+@pytest.mark.parametrize("limit", ["-190", "0"])
+def test_cli_limit_must_be_at_least_one(limit, bench, tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.setattr(dixitbench, "evaluate", _must_not_run)
+    path = save_bench(bench, tmp_path / "b.json")
+    argv = [a if a != "2" else limit for a in _eval_argv(path)]
+    with pytest.raises(SystemExit, match=f"--limit must be a whole number >= 1 .*got {limit}$") as exc:
+        main(argv)
+    assert exc.value.code == 2
+    _one_line_error(capsys)
+
+
+def test_evaluate_limit_must_be_at_least_one(bench):
+    for limit in (-190, 0, True, 2.5):  # a slice took 0 as every item and -190 as the first 2
+        with pytest.raises(ValueError, match="limit must be a whole number >= 1"):
+            evaluate(bench, "random", limit=limit)
+
+
+def _set(key: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda bench: bench.update({key: value})
+
+
+def _set_item(index: int, key: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda bench: bench["items"][index].update({key: value})
+
+
+MALFORMED: dict[str, tuple[Callable[[dict[str, Any]], Any], str]] = {
+    "metadata a list": (_set("metadata", [1]), "metadata must be an object, got [1]"),
+    "metadata without clue": (lambda b: b["metadata"].pop("clue"), "metadata has no clue"),
+    "deck_folder a number": (lambda b: b["metadata"].update(deck_folder=5),
+                             "metadata: deck_folder must be a folder path or null, got 5"),
+    "items a number": (_set("items", 5), "items must be a list, got 5"),
+    "no items": (_set("items", []), "no items"),
+    "item a string": (lambda b: b["items"].__setitem__(4, "x"), "item 4 must be an object, got 'x'"),
+    "item without candidates": (lambda b: b["items"][3].pop("candidates"), "item 3 has no candidates"),
+    "empty candidates": (_set_item(0, "candidates", []), "item 0: candidates must be a list of 2 or more distinct"),
+    "repeated candidates": (_set_item(1, "candidates", ["c1", "c1"]), "item 1: candidates must be"),
+    "answer out of range": (_set_item(2, "answer", 6), "item 2: answer must be the index of the target among its 6"),
+    "answer a string": (_set_item(2, "answer", "1"), "item 2: answer must be"),
+    "unknown difficulty": (_set_item(5, "difficulty", "medium"), "item 5: difficulty must be one of 'easy', 'hard'"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_load_bench_names_the_first_problem(case, bench, tmp_path: Path):
+    spoil, problem = MALFORMED[case]
+    broken = copy.deepcopy(bench)
+    spoil(broken)
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(broken))
+    with pytest.raises(ValueError, match=f"^{re.escape(f'{path}: {problem}')}"):
+        load_bench(path)
+
+
+def test_cli_reports_a_malformed_bench_or_a_results_file_in_one_line(bench, tmp_path: Path, capsys):
+    broken = copy.deepcopy(bench)
+    del broken["items"][3]["candidates"]
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(broken))
+    with pytest.raises(SystemExit, match=f"{re.escape(str(path))}: item 3 has no candidates$") as exc:
+        main(_eval_argv(path))
+    assert exc.value.code == 2
+    _one_line_error(capsys)
+    results = tmp_path / "r.json"
+    assert main(_eval_argv(save_bench(bench, path), "--out", str(results))) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit, match="results .*not a benchmark") as exc:  # was KeyError: 'candidates'
+        main(_eval_argv(results))
+    assert exc.value.code == 2
+    _one_line_error(capsys)

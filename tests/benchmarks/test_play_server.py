@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 import urllib.error
 import urllib.request
@@ -10,8 +11,11 @@ import urllib.request
 import pytest
 from browser import chromium, screenshot_is_a_picture
 
+from cluegym.agents import run_match
+from cluegym.benchmarks import play_server
 from cluegym.benchmarks.play_server import PlaySession
 from cluegym.benchmarks.replay_html import load_record
+from cluegym.cli import main
 
 
 def test_session_checks_its_seat_and_serves_only_localhost():
@@ -112,3 +116,73 @@ def test_a_person_plays_a_full_dixit_game_in_chromium(tmp_path):
     mine = [s for s in record["steps"] if s["agent"] == "player_0"]
     assert mine and not any("forfeit" in s for s in mine)
     assert any(isinstance(s.get("action"), dict) and s["action"].get("clue") == "a quiet evening" for s in mine)
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    (["--port", "70000"], "port must be 0-65535 (0: any free port), got 70000"),
+    (["--port", "-5"], "port must be 0-65535 (0: any free port), got -5"),
+    (["--agent", "defender=nosuch"], "unknown agent 'nosuch'"),
+    (["--results", "{tmp}"], "is a directory, not a file"),
+    (["--results", "{tmp}/file/g.jsonl"], "is not writable"),
+    (["--results", "{tmp}/other.jsonl"], "holds games of a different match"),
+])
+def test_bad_arguments_fail_in_one_line_before_the_page_is_served(tmp_path, capsys, extra, expected):
+    (tmp_path / "file").write_text("")
+    run_match("taboo", {"*": "random"}, games=1, seed=5, results_path=tmp_path / "other.jsonl", progress=False)
+    capsys.readouterr()
+    argv = ["play", "taboo", "--seat", "attacker", "--agent", "*=random", "--port", "0",
+            *(arg.format(tmp=tmp_path) for arg in extra)]
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert exited.value.code == 2 and time.monotonic() - started < 8  # not after the page's linger
+    assert "open http" not in out  # nothing was served
+    assert err.startswith("cluegym: error: ") and err.count("\n") == 1 and expected in err
+
+
+def _raw_request(port: int, request: bytes, timeout: float = 5.0) -> tuple[int, dict]:
+    """Send ``request`` as is; returns the status and JSON body (0 and {} when none came)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as conn:
+        conn.sendall(request)
+        reply = b""
+        try:
+            while chunk := conn.recv(65536):
+                reply += chunk
+        except (TimeoutError, ConnectionError):
+            return 0, {}
+    if not reply:
+        return 0, {}
+    head, _, body = reply.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+def test_malformed_requests_get_a_4xx_and_the_server_keeps_serving(capfd, monkeypatch):
+    monkeypatch.setattr(play_server, "REQUEST_TIMEOUT_S", 1.0, raising=False)  # the stalled request below
+    session = PlaySession("taboo", "defender", {"*": "random"}, seed=1)
+    port = session._server.server_address[1]
+    session.start()
+    try:
+        def post(headers: bytes, body: bytes) -> tuple[int, dict]:
+            return _raw_request(port, b"POST /answer HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n" + body)
+
+        deep = b"[" * 30_000  # json recurses once per "["
+        status, reply = post(b"Content-Length: %d\r\n" % len(deep), deep)
+        assert status == 409 and reply == {"ok": False, "error": "the request must be JSON {turn_id, text}"}
+        for length in (b"-1", b"abc", b"+2", b"1_0"):
+            status, reply = post(b"Content-Length: " + length + b"\r\n", b"{}")
+            assert status == 400 and "Content-Length must be a byte count" in reply["error"]
+        status, reply = post(b"Content-Length: 1000000000\r\n", b"{}")  # refused unread
+        assert status == 413 and f"at most {play_server.MAX_BODY_BYTES} bytes" in reply["error"]
+        status, reply = post(b"Content-Length: 50\r\n", b"{}")  # 48 bytes never come
+        assert status == 408 and not reply["ok"]
+
+        deadline = time.monotonic() + 30
+        while (state := session.state())["status"] != "your_turn" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert state["status"] == "your_turn" and state["error"] is None  # the game is still on
+        answer = json.dumps({"turn_id": state["turn"]["turn_id"], "text": "is it a kind of animal"}).encode()
+        assert post(b"Content-Length: %d\r\n" % len(answer), answer) == (200, {"ok": True, "error": None})
+    finally:
+        session.close()
+    assert "Traceback" not in capfd.readouterr().err

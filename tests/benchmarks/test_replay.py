@@ -66,6 +66,46 @@ def test_load_record_and_cli_errors(tmp_path, capsys):
     assert exc.value.code == 2 and "is not a file" in capsys.readouterr().err
 
 
+def test_a_record_that_does_not_end_as_recorded_is_refused():
+    """The page took the outcome from the record unchecked: a record cut to half its steps
+    showed a game stopping mid-way under the whole game's result, and negated returns showed
+    as the game's."""
+    record = decrypto_record_with_a_rejection_and_calls()
+    cut = json.loads(json.dumps(record))
+    cut["steps"] = cut["steps"][: len(cut["steps"]) // 2]
+    with pytest.raises(ReplayMismatch, match=f"the record stops after {len(cut['steps'])} steps, before the game's end"):
+        replay_model(cut)
+    negated = json.loads(json.dumps(record))
+    negated["returns"] = {seat: -value for seat, value in negated["returns"].items()}
+    with pytest.raises(ReplayMismatch, match="the record's returns differs from its replay's"):
+        replay_model(negated)
+    edited = json.loads(json.dumps(record))
+    edited["result"]["winner"] = "nobody"
+    with pytest.raises(ReplayMismatch, match="the record's result differs"):
+        replay_model(edited)
+    assert replay_model(json.loads(json.dumps(record)))["returns"] == record["returns"]
+
+
+def test_the_cli_refuses_what_would_destroy_or_crash_on_its_input(tmp_path, capsys):
+    """``--html`` naming the results file overwrote it with the page; agent logs that are not
+    a mapping gave an AttributeError traceback."""
+    results = tmp_path / "games.jsonl"
+    run_match("taboo", {"*": "random"}, games=1, seed=0, results_path=results, progress=False)
+    before = results.read_text()
+    with pytest.raises(SystemExit) as exc:
+        main(["replay", str(results), "--html", str(tmp_path / "." / "games.jsonl")])
+    assert exc.value.code == 2 and results.read_text() == before
+    assert "is the results file: writing the page there would destroy it" in capsys.readouterr().err
+    row = json.loads(before)
+    row["record"]["agent_logs"] = ["not", "a", "mapping"]
+    results.write_text(json.dumps(row) + "\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["replay", str(results), "--html", str(tmp_path / "page.html")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "agent_logs must map seats to lists of call logs" in err
+    assert "Traceback" not in err and not (tmp_path / "page.html").exists()
+
+
 def test_pages_step_through_dixit_and_decrypto_in_chromium(tmp_path):
     dixit = tmp_path / "dixit.jsonl"
     run_match("dixit", {"*": "random"}, games=1, seed=2, env_kwargs={"num_rounds": 4}, results_path=dixit,

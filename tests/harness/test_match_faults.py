@@ -194,6 +194,12 @@ def test_old_rows_without_agent_stats_count_as_zeros(tmp_path):
         ('{"match": MATCH, "index": 1, "record": 5}', "record must be a game record"),
         ('{"match": MATCH, "index": 1, "error": "x", "agent_stats": {"alice": {"n": "1"}}}', "agent_stats must map"),
         ('{"match": {"game": "taboo"}, "index": 1, "error": "x"}', "different match (line 2"),
+        # Valid JSON rows whose returns miss a seat or are no numbers: a KeyError traceback from
+        # the summary (or a tournament's sides) after every missing game had been played.
+        ('{"match": MATCH, "index": 1, "record": {"result": {}, "returns": {}}}',
+         "the record's returns must give each seat of the match (alice, bob, eve) a number, got {}"),
+        ('{"match": MATCH, "index": 1, "record": {"result": {}, "returns": {"alice": 1, "bob": 1, "eve": "x"}}}',
+         "a number, got {\"alice\": 1, \"bob\": 1, \"eve\": \"x\"}"),
     ],
 )
 def test_malformed_rows_name_the_file_and_line(tmp_path, capsys, line, message):
@@ -211,6 +217,24 @@ def test_malformed_rows_name_the_file_and_line(tmp_path, capsys, line, message):
         assert f"{results}, line 2:" in str(exc.value)
     err = capsys.readouterr().err
     assert err.strip().splitlines()[-1] == str(exc.value) and "Traceback" not in err
+
+
+def test_a_result_the_games_metrics_cannot_read_is_refused_before_any_game_is_played(tmp_path, capsys):
+    """A row edited by hand or written by another tool (``result: {}``) failed only when the
+    summary was computed, after the missing games were played, with the game's KeyError."""
+    results = tmp_path / "games.jsonl"
+    command = ["run", "taboo", "--agent", "*=random", "--seed", "5", "--no-progress", "--results", str(results)]
+    main(command + ["--games", "2", "--no-show"])
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    rows[1]["record"]["result"] = {}
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    before = results.read_text()
+    with pytest.raises(SystemExit) as exc:
+        main(command + ["--games", "4"])
+    assert exc.value.code == 2
+    assert str(exc.value) == (f"cluegym: error: {results}: the result of game 1 is not one the game's metrics can "
+                              "read (KeyError: 'winner'); remove that line to replay the game")
+    assert results.read_text() == before and "Traceback" not in capsys.readouterr().err
 
 
 def unwritable_paths(tmp_path: Path) -> list[tuple[str, str, str]]:
@@ -261,3 +285,14 @@ def test_cli_refuses_a_negative_seed_in_one_line(capsys):
         main(["run", "decrypto", *cli_agents(), "--games", "2", "--seed", "-3", "--no-progress"])
     assert exc.value.code == 2 and str(exc.value) == "cluegym: error: seed must be a non-negative integer, got -3"
     assert STARTED == []
+
+
+def test_a_summary_gets_the_permissions_a_plain_open_would_give_it(tmp_path):
+    """Files written atomically (summaries, tournament reports, benchmarks) kept the owner-only
+    mode of their temporary file: unreadable to the rest of a shared machine."""
+    import os
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    run_match("taboo", {"*": "random"}, games=1, seed=0, summary_path=tmp_path / "summary.json", progress=False)
+    assert (tmp_path / "summary.json").stat().st_mode & 0o777 == 0o666 & ~umask
