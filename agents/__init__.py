@@ -237,7 +237,10 @@ def make_agent(
         game: registered game name the agent will play.
         seat: the seat it plays.
         action_space: the env's action space for that seat.
-        seed: default seed (a ``seed=`` in the spec wins).
+        seed: default seed (a ``seed=`` in the spec wins). A match builds its agents with no
+            default and reseeds each one every game: an agent whose spec sets ``seed=S`` gets
+            per-game seeds derived from ``S`` too (:func:`cluegym.harness.agent_seed`), so
+            ``seed=5`` and ``seed=6`` play differently and the same ``S`` plays the same.
         **overrides: extra parameters, as if given in the spec.
 
     Raises:

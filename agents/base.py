@@ -37,6 +37,8 @@ class Agent:
         game: registered game name, e.g. ``"decrypto"``.
         seat: the seat this agent plays, e.g. ``"bob"``.
         action_space: the env's action space for the seat.
+        seed: the seed it was built with (a spec's ``seed=``), or None; a match mixes it into
+            the seed it resets the agent with every game (:func:`cluegym.harness.own_seed_of`).
         rng: the agent's own generator, reseeded by :meth:`reset`.
     """
 

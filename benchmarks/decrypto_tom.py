@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 
 from cluegym.agents import make_agent, parse_agent_spec
 from cluegym.envs.core.registry import env_module
-from cluegym.harness import GameSlots, agent_seed, game_seed, play_game_async, run_carrying_stops
+from cluegym.harness import GameSlots, agent_seed, game_seed, own_seed_of, play_game_async, run_carrying_stops
 
 __all__ = ["main", "prediction_rows", "run_tom_eval", "table2", "table3"]
 
@@ -107,7 +107,7 @@ async def _play_tom_games(specs: dict[str, str], games: int, seed: int, env_kwar
         env = module.env(**env_kwargs)
         agents = {seat: make_agent(spec, game="decrypto", seat=seat, action_space=env.action_space(seat))
                   for seat, spec in specs.items()}
-        seeds = {s: agent_seed(seed, index, j) for j, s in enumerate(env.possible_agents)}
+        seeds = {s: agent_seed(seed, index, j, own_seed_of(agents[s])) for j, s in enumerate(env.possible_agents)}
         record = await play_game_async(env, agents, game_seed(seed, index), seeds)
         eve = agents["eve"]
         rows = await eve.belief_probes(record["result"]["keywords"]) if hasattr(eve, "belief_probes") else []

@@ -43,7 +43,7 @@ from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_option
 from cluegym.envs.core.record import to_jsonable
 from cluegym.envs.core.registry import env_module
 from cluegym.harness import build_agents, check_match_seed, resolve_seats, run_match
-from cluegym.harness.results import check_writable, load_rows
+from cluegym.harness.results import check_writable, load_rows, match_signature
 
 __all__ = ["PlaySession", "WebConsole", "register_cli"]
 
@@ -187,7 +187,7 @@ class PlaySession:
             results_file = Path(results_path)
             check_writable(results_file, "--results", create=True)
             # run_match's match signature: a file of another match's games is refused
-            load_rows(results_file, {"game": game, "seats": self.seats, "seed": seed, "env": self.env_kwargs})
+            load_rows(results_file, match_signature(game, self.seats, seed, self.env_kwargs))
         self.finished: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self.error: str | None = None

@@ -47,7 +47,7 @@ from cluegym.benchmarks.tournament_report import format_report, write_reports
 from cluegym.envs.core.registry import env_module
 from cluegym.harness import build_agents, check_match_seed, resolve_seats
 from cluegym.harness.distributed import check_ray_address
-from cluegym.harness.results import load_rows, write_json_atomic
+from cluegym.harness.results import json_options, load_rows, match_signature, write_json_atomic
 from cluegym.benchmarks.usage import parse_assignments, parse_option_value, usage_error
 
 __all__ = ["Match", "Side", "plan_matches", "register_cli", "run_tournament", "tournament_sides"]
@@ -261,7 +261,7 @@ def run_tournament(
         check_ray_address(ray_address)
     if importlib.util.find_spec("openskill") is None:  # before any game, not after them all
         raise ValueError("tournament ratings need the openskill package: pip install 'cluegym[tournament]'")
-    env_kwargs = dict(env_kwargs or {})
+    env_kwargs = json_options(env_kwargs or {})  # as tournament.json and the match files read them back
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
@@ -284,7 +284,7 @@ def run_tournament(
     def signature(match: Match) -> dict[str, Any]:
         # the harness's match signature (see cluegym.harness.runner): how its rows are keyed
         specs = resolve_seats(game, {seat: agents[name] for seat, name in match.seats.items()}, seats)
-        return {"game": game, "seats": specs, "seed": seed, "env": match.env_kwargs}
+        return match_signature(game, specs, seed, match.env_kwargs)
 
     done = sum(sum("record" in row for row in load_rows(results_file(m), signature(m)).values()) for m in matches)
     bar = tqdm(total=games * len(matches), initial=done, desc=f"{game} tournament", unit="game",

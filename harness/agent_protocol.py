@@ -46,7 +46,9 @@ class MatchAgent(Protocol):
 
     ``reset`` starts a game (``seed`` reseeds the agent), ``act_async`` returns the seat's
     action (or raises :class:`Forfeit`), ``stats`` returns numeric counters reported with the
-    match. Two hooks are optional: :class:`ResultObserver` and :class:`CallLogger`.
+    match. Two hooks are optional: :class:`ResultObserver` and :class:`CallLogger`. An agent
+    whose ``seed`` attribute is a non-negative integer (the seed it was built with, e.g. a
+    spec's ``seed=``) is reset with per-game seeds that mix it in (:func:`~cluegym.harness.agent_seed`).
     """
 
     def reset(self, seed: int | None = None) -> None:

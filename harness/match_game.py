@@ -20,7 +20,7 @@ from cluegym.harness.agent_protocol import AgentFactory, MatchAgent
 from cluegym.harness.play import agent_game_stats, play_game_async
 from cluegym.harness.results import error_text, game_row
 from cluegym.harness.seats import build_agents
-from cluegym.harness.seeding import agent_seed, game_seed
+from cluegym.harness.seeding import agent_seed, game_seed, own_seed_of
 
 __all__ = ["play_match_game", "play_match_game_async"]
 
@@ -40,8 +40,10 @@ async def play_match_game_async(
 
     The env is reset with ``game_seed(seed, index)`` (and the options its
     ``match_game_options(index)`` gives, where the env has that method) and each seat's fresh
-    agent with ``agent_seed(seed, index, seat)``. Anything that fails inside the game (env, agent reset,
-    an env bug) makes the row an errored one; agents' own failures cost one decision only.
+    agent with ``agent_seed(seed, index, seat, own_seed)``, where ``own_seed`` is the seed its
+    spec sets (``seed=S``; None without one, see :func:`~cluegym.harness.own_seed_of`). Anything
+    that fails inside the game (env, agent reset, an env bug) makes the row an errored one;
+    agents' own failures cost one decision only.
 
     Args:
         game: registered game name.
@@ -64,7 +66,9 @@ async def play_match_game_async(
         players = build_agents(game, env, seats, make_agent=make_agent)
         if on_agents is not None:
             on_agents(players)
-        seat_seeds = {s: agent_seed(seed, index, j) for j, s in enumerate(env.possible_agents)}
+        # A spec's seed=S is mixed into its seat's per-game seed (the reset would otherwise
+        # overwrite it): S and T play differently, while every game still gets its own seed.
+        seat_seeds = {s: agent_seed(seed, index, j, own_seed_of(players[s])) for j, s in enumerate(env.possible_agents)}
         # A game may ask for per-game reset options (Undercover's every-pair schedule needs the
         # game's index); other games have no such hook and reset without options, as before.
         options_for = getattr(env.unwrapped, "match_game_options", None)

@@ -15,17 +15,25 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePath
+from typing import Any, Mapping
 
-__all__ = ["MAX_ERROR_CHARS", "check_writable", "error_text", "game_row", "load_rows", "seat_counters",
+import numpy as np
+
+__all__ = ["MAX_ERROR_CHARS", "check_writable", "error_text", "game_row", "json_options", "load_rows",
+           "match_signature", "seat_counters",
            "sum_agent_stats", "write_bytes_atomic", "write_json_atomic"]
 
 # The process's umask, read once at import (reading it means setting it, which is not
 # thread-safe later): the permissions an atomically written file should end up with.
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
+
+#: How every game row's line starts (``game_row`` writes ``match`` first): a line that does
+#: not parse is a row cut short by a kill only when it starts so; any other is not a results file.
+ROW_START = '{"match": '
 
 #: Longest error text kept in a row or a forfeit reason (a reply can be megabytes).
 MAX_ERROR_CHARS = 500
@@ -48,23 +56,30 @@ def error_text(exc: BaseException, *, with_type: bool = True) -> str:
 
 
 def check_writable(path: Path, what: str, *, create: bool) -> None:
-    """Fail now, not after the games, when ``path`` cannot be written.
+    """Fail now, not after the games, when ``path`` cannot be written as it will be.
 
-    Creates the parent folders. With ``create`` the file is opened for append (created
-    empty when missing, never truncated); otherwise a temporary file is written beside it.
+    Creates the parent folders. With ``create`` (a results file: read back, then appended to)
+    the file is opened for append (created empty when missing, never truncated) and must be a
+    regular file (a pipe such as /dev/stdout would be read until it closes); otherwise (a file
+    replaced atomically, :func:`write_bytes_atomic`) a temporary file is written in its folder:
+    appending to an existing file proved nothing about that folder, and the write after the
+    games then failed.
 
     Raises:
         ValueError: one line naming ``what`` (e.g. ``--summary``) and the reason.
     """
-    if path.is_dir():
-        raise ValueError(f"{what} {path} is a directory, not a file")
+    target = Path(os.path.realpath(path))  # a symlink is written through to its target
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if create or path.exists():
-            with path.open("a"):
+        if target.is_dir():
+            raise ValueError(f"{what} {path} is a directory, not a file")
+        if create and target.exists() and not target.is_file():
+            raise ValueError(f"{what} {path} is not a regular file (it is read back to resume)")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if create or (target.exists() and not target.is_file()):
+            with target.open("a"):
                 pass
         else:
-            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
+            with tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"):
                 pass
     except OSError as exc:
         raise ValueError(f"{what} {path} is not writable ({exc.strerror or error_text(exc)})") from exc
@@ -72,15 +87,26 @@ def check_writable(path: Path, what: str, *, create: bool) -> None:
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file beside it, so a kill leaves the old
-    file or the new one, never half of one. The file gets the permissions a plain ``open``
-    would give it (the temporary file's own are owner-only: results, summaries and reports
-    were unreadable to the rest of a shared machine)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    file or the new one, never half of one.
+
+    A symlink is written through (its target is replaced, the link kept), a file that is not
+    a regular one (``/dev/null``, a FIFO) is written to, not replaced, and the new file keeps
+    the old one's permissions, or gets those a plain ``open`` gives a new file (the temporary
+    file's own are owner-only). Replacing the path itself swapped a user's symlink, or a
+    device such as ``/dev/null``, for a private file.
+    """
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        with target.open("wb") as fh:
+            fh.write(data)
+        return
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_UMASK
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -89,6 +115,51 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write ``data`` as indented JSON, atomically (:func:`write_bytes_atomic`)."""
     write_bytes_atomic(path, json.dumps(data, indent=2).encode())
+
+
+def json_options(env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Game options as JSON reads them back: numpy scalars as Python numbers, paths as
+    strings, tuples as lists.
+
+    A match plays and records these (its results file keys rows by them), so a resumed match
+    compares what it reads back with what it was given: a tuple came back a list (the rerun
+    was refused as another match), and a numpy integer or a path made the first row fail to
+    serialise, after that game was played.
+
+    Raises:
+        ValueError: an option that has no JSON form (naming it).
+
+    Example:
+        >>> json_options({"keywords": ("cat", "dog"), "max_turns": np.int64(3)})
+        {'keywords': ['cat', 'dog'], 'max_turns': 3}
+    """
+    def plain(value: Any) -> Any:
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, PurePath):
+            return str(value)
+        raise TypeError(f"a {type(value).__name__} has no JSON form")
+
+    options = {}
+    for key, value in env_kwargs.items():
+        try:
+            options[key] = json.loads(json.dumps(value, default=plain, allow_nan=False))
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(f"game option {key}={value!r:.80} cannot be recorded: {error_text(exc, with_type=False)}") \
+                from None
+    return options
+
+
+def match_signature(game: str, seats: Mapping[str, str], seed: int, env_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """How a match's rows are keyed in its results file (a rerun must match it to resume).
+
+    Args:
+        game: registered game name.
+        seats: seat -> agent spec (every seat, as :func:`~cluegym.harness.resolve_seats` fills them).
+        seed: the match seed (a numpy integer is recorded as a Python one).
+        env_kwargs: the game options, as :func:`json_options` gives them.
+    """
+    return {"game": game, "seats": dict(seats), "seed": int(seed), "env": json_options(env_kwargs)}
 
 
 def game_row(signature: dict[str, Any], index: int, agent_stats: dict[str, dict[str, float]], *,
@@ -114,24 +185,25 @@ def load_rows(path: Path, signature: dict[str, Any]) -> dict[int, dict[str, Any]
     not glued to it; that game is replayed.
 
     Raises:
-        ValueError: one line naming the file and line of a row that is not a game of this match.
+        ValueError: one line naming the file and line of a row that is not a game of this match
+            (or of a line that is no game row at all: the file is left as it was).
     """
     rows: dict[int, dict[str, Any]] = {}
     if not path.exists():
         return rows
     data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        data = data[: data.rfind(b"\n") + 1]
-        with path.open("r+b") as fh:
-            fh.truncate(len(data))
-    for n, line in enumerate(data.decode(errors="replace").splitlines(), 1):
+    complete = data[: data.rfind(b"\n") + 1]
+    tail = data[len(complete):]
+    for n, line in enumerate(complete.decode(errors="replace").splitlines(), 1):
         if not line.strip():
             continue
+        where = f"{path}, line {n}"
         try:
             row = json.loads(line)
         except (json.JSONDecodeError, RecursionError):
-            continue  # a line cut short by a kill in an older version: that game is replayed
-        where = f"{path}, line {n}"
+            if line.startswith(ROW_START):
+                continue  # a row cut short by a kill in an older version: that game is replayed
+            raise ValueError(f"{where}: not a game row (not JSON); is {path.name} a results file?") from None
         if not isinstance(row, dict):
             raise ValueError(f"{where}: not a game row (a JSON {type(row).__name__}, expected an object "
                              f"with match, index and record or error)")
@@ -144,6 +216,13 @@ def load_rows(path: Path, signature: dict[str, Any]) -> dict[int, dict[str, Any]
         _check_row(row, where, signature.get("seats"))
         if "record" in row or "record" not in rows.get(index, {}):
             rows[index] = row
+    if tail:
+        # A partial last line (a kill mid-write) is cut off, so the next appended row is not glued
+        # to it; only once every line above is known to be this match's, and only a row's start.
+        if not tail.startswith(ROW_START.encode()):
+            raise ValueError(f"{path}: its last line is not a game row; is {path.name} a results file?")
+        with path.open("r+b") as fh:
+            fh.truncate(len(complete))
     return rows
 
 

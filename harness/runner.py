@@ -1,7 +1,8 @@
 """Run a match: N seeded games of one game between agents, with metrics and resumable logs.
 
 Each game ``i`` of a match with seed ``s`` is reset with :func:`~cluegym.harness.game_seed`
-``(s, i)`` and every agent with :func:`~cluegym.harness.agent_seed` ``(s, i, seat)``, so a
+``(s, i)`` and every agent with :func:`~cluegym.harness.agent_seed` ``(s, i, seat)`` (and
+its spec's ``seed=``, when it has one), so a
 match is reproducible game by game and can be resumed or extended: with ``results_path``
 every finished game is appended to a JSONL file (its full record and its agents' counters)
 and a rerun skips the games already there, so a resumed summary equals an uninterrupted one.
@@ -42,8 +43,8 @@ from cluegym.harness.agent_protocol import AgentFactory, MatchAgent
 from cluegym.harness.distributed import check_ray_address, play_games_on_ray
 from cluegym.harness.match_game import play_match_game_async
 from cluegym.harness.play import agent_game_stats
-from cluegym.harness.results import (check_writable, error_text, load_rows, seat_counters, sum_agent_stats,
-                                     write_json_atomic)
+from cluegym.harness.results import (check_writable, error_text, json_options, load_rows, match_signature,
+                                     seat_counters, sum_agent_stats, write_json_atomic)
 from cluegym.harness.seats import build_agents, resolve_seats
 from cluegym.harness.seeding import check_match_seed
 from cluegym.harness.stopping import GameSlots, run_carrying_stops
@@ -188,7 +189,7 @@ def run_match(
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     if ray_address is not None:
         check_ray_address(ray_address)
-    env_kwargs = dict(env_kwargs or {})
+    env_kwargs = json_options(env_kwargs or {})  # what the record and the results file hold
     module = env_module(game)
     probe = module.env(**env_kwargs)
     seats = resolve_seats(game, agents, list(probe.possible_agents))
@@ -201,13 +202,18 @@ def run_match(
         check_writable(summary_file, "--summary", create=False)
     if results_file:
         check_writable(results_file, "--results", create=True)
-    signature = {"game": game, "seats": seats, "seed": seed, "env": env_kwargs}
+    signature = match_signature(game, seats, seed, env_kwargs)
+    seed = signature["seed"]  # a numpy integer as a Python one: it goes into every row
     rows = load_rows(results_file, signature) if results_file else {}
     if results_file:
         _check_resumed_results(module, results_file, rows, seats)
-    todo = [i for i in range(games) if "record" not in rows.get(i, {})]
+    finished = sum(1 for i, row in rows.items() if i < games and "record" in row)
+    to_play = games - finished
+    # The games left, in order, made as they are taken: a list of them (and a task per game)
+    # took gigabytes before the first game of a match of millions.
+    todo = (i for i in range(games) if "record" not in rows.get(i, {}))
 
-    bar = MatchProgress(game, games, games - len(todo)) if progress else None
+    bar = MatchProgress(game, games, finished) if progress else None
     # Envs are reused across games (reset() starts each game afresh): building one costs
     # milliseconds (spaces), which shows at high concurrency. At most `concurrency` exist.
     idle_envs: list[Any] = [probe]
@@ -241,13 +247,21 @@ def run_match(
         # GameSlots: once a game raised (an agent's KeyboardInterrupt, an unwritable results
         # file), no waiting game starts, and the stop is re-raised once the loop is closed.
         slots = GameSlots(concurrency)
-        tasks = [asyncio.create_task(slots.play(lambda i=i: one(i))) for i in todo]
-        if bar is not None:
-            tasks.append(asyncio.create_task(bar.poll()))
+
+        async def player() -> None:
+            # Each of `concurrency` players takes the next game left until none is (the
+            # generator is shared: every index is taken once, in order).
+            for index in todo:
+                await slots.play(lambda index=index: one(index))
+                if slots.stopping:
+                    return
+
+        players = [asyncio.create_task(player()) for _ in range(min(concurrency, to_play))]
+        tasks = players + ([asyncio.create_task(bar.poll())] if bar is not None else [])
         try:
             # Games end on their own; one() only raises for what is not a game's fault (the
             # results file cannot be written, an on_game callback failed): that stops the run.
-            await asyncio.gather(*tasks[: len(todo)])
+            await asyncio.gather(*players)
         finally:
             # Stopped (Ctrl-C, cancellation, or the failure above): cancel the games still
             # playing, so their HTTP requests are cancelled too; finished games are kept.
@@ -259,16 +273,16 @@ def run_match(
     try:
         if ray_address is None:
             run_carrying_stops(play_all())
-        elif todo:
-            play_games_on_ray(ray_address, todo, game=game, seats=seats, seed=seed, env_kwargs=env_kwargs,
+        elif to_play:
+            play_games_on_ray(ray_address, list(todo), game=game, seats=seats, seed=seed, env_kwargs=env_kwargs,
                               signature=signature, make_agent=make_agent, on_row=record_row)
     finally:
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - start
-    summary = summarize(module, game, seats, seed, env_kwargs, {i: rows[i] for i in range(games) if i in rows})
+    summary = summarize(module, game, seats, seed, env_kwargs, {i: rows[i] for i in sorted(rows) if i < games})
     summary["wall_s"] = wall
-    summary["games_per_s"] = len(todo) / wall if wall > 0 and todo else None
+    summary["games_per_s"] = to_play / wall if wall > 0 and to_play else None
     if summary_file:
         write_json_atomic(summary_file, {k: v for k, v in summary.items() if k != "first_game"})
     return summary
@@ -295,6 +309,10 @@ def summarize(module: ModuleType, game: str, seats: dict[str, str], seed: int, e
             problems.append(f"seat {seat}: all {failed:.0f} LLM calls failed")
         elif seat_count["agent_errors"] > 0 and seat_count["agent_errors"] == seat_count["decisions"]:
             problems.append(f"seat {seat}: every decision failed with an agent error")
+        elif seat_count["forfeits"] > 0 and seat_count["forfeits"] == seat_count["decisions"]:
+            # Its agent gave up every decision (replies that never parsed, a human whose input
+            # closed): the env's fallbacks played the seat, not the agent the match names.
+            problems.append(f"seat {seat}: every decision was forfeited")
     return {
         "game": game,
         "seats": seats,

@@ -45,7 +45,9 @@ def build_agents(game: str, env: Any, seats: dict[str, str], *, make_agent: Agen
         env: the game's env (its ``action_space(seat)`` goes to each agent).
         seats: seat -> agent spec, e.g. from :func:`resolve_seats`.
         make_agent: the agent factory, e.g. :func:`cluegym.agents.make_agent`.
-        seed: default agent seed (a ``seed=`` in a spec wins).
+        seed: default agent seed (a ``seed=`` in a spec wins). A match passes none: an agent's
+            seed is then its spec's, which the match mixes into the seed it resets that agent
+            with every game (:func:`~cluegym.harness.agent_seed`).
     """
     return {
         seat: make_agent(spec, game=game, seat=seat, action_space=env.action_space(seat), seed=seed)

@@ -2,10 +2,16 @@
 
 Both derive from the match seed through :class:`numpy.random.SeedSequence`, so game ``i``
 plays the same whether it is played alone, resumed, or among thousands at any concurrency.
+An agent built with a seed of its own (a spec's ``seed=S``, e.g. ``random:seed=5``) is still
+reset every game, with a seed derived from the match seed, the game, the seat *and* ``S``:
+``seed=5`` and ``seed=6`` play differently, the same ``S`` plays the same, and each game
+still differs from the others. An agent without one gets the seed it always got.
 
 Example:
     >>> game_seed(0, 3) == game_seed(0, 3), game_seed(0, 3) != game_seed(1, 3)
     (True, True)
+    >>> agent_seed(0, 3, 1, own_seed=5) != agent_seed(0, 3, 1, own_seed=6) != agent_seed(0, 3, 1)
+    True
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import numpy as np
 
 from cluegym.envs.core.text import describe
 
-__all__ = ["agent_seed", "check_match_seed", "game_seed"]
+__all__ = ["agent_seed", "check_match_seed", "game_seed", "own_seed_of"]
 
 
 def check_match_seed(seed: Any, name: str = "seed") -> None:
@@ -51,6 +57,32 @@ def game_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint64)[0] % (2**63))
 
 
-def agent_seed(seed: int, index: int, seat_index: int) -> int:
-    """The seed of the agent in seat number ``seat_index`` for game ``index``."""
-    return int(np.random.SeedSequence([seed, index, 1 + seat_index]).generate_state(1, dtype=np.uint64)[0] % (2**63))
+def agent_seed(seed: int, index: int, seat_index: int, own_seed: int | None = None) -> int:
+    """The seed the agent in seat number ``seat_index`` is reset with for game ``index``.
+
+    Args:
+        seed: the match seed.
+        index: the game's index in the match.
+        seat_index: the seat's number in the env's ``possible_agents``.
+        own_seed: the agent's own seed (see :func:`own_seed_of`), mixed in as well; None (an
+            agent without one) gives the seed such an agent always got.
+    """
+    # As a spawn key, which numpy appends after padding the entropy with zeros: a plain extra
+    # entry would be that padding, and own seed 0 would give the seed of an agent without one.
+    spawn_key = () if own_seed is None else (own_seed,)
+    sequence = np.random.SeedSequence([seed, index, 1 + seat_index], spawn_key=spawn_key)
+    return int(sequence.generate_state(1, dtype=np.uint64)[0] % (2**63))
+
+
+def own_seed_of(agent: Any) -> int | None:
+    """The seed ``agent`` was built with (its spec's ``seed=``), or None.
+
+    That is its ``seed`` attribute (:class:`cluegym.agents.base.Agent` keeps the seed it was
+    built with there) when that is a non-negative integer. The match builds its agents with no
+    default seed, so only a spec (or a registered preset) sets one.
+    """
+    value = getattr(agent, "seed", None)
+    # A bool is no seed, and a seed() method (Gymnasium's old API) is not one either.
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        return None
+    return int(value)

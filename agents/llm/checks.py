@@ -1,5 +1,6 @@
-"""Checks shared by the LLM agents and backends: option ranges, free-text bounds of an
-action space, and strict-JSON values for call logs (pure functions, no model, no network).
+"""Checks shared by the LLM agents and backends: option ranges, files named by options,
+free-text bounds of an action space, and strict-JSON values for call logs (no model, no
+network).
 
 Example:
     >>> check_number("temperature", float("nan"), low=0, high=2, what="a number from 0 to 2")
@@ -12,12 +13,14 @@ Example:
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import gymnasium
 import numpy as np
 
 from cluegym.envs.core.record import to_jsonable
+from cluegym.harness.results import check_writable
 
 
 def check_number(name: str, value: Any, *, low: float | None = None, high: float | None = None,
@@ -53,6 +56,35 @@ def check_llm_options(*, temperature: float, top_p: float, max_tokens: int, time
     check_number("max_in_flight", max_in_flight, low=1, integer=True, what="an integer >= 1")
     check_number("parse_retries", parse_retries, low=0, integer=True, what="an integer >= 0")
     check_number("decision_timeout", decision_timeout, low=0, low_open=True, what="a finite number of seconds > 0")
+
+
+def check_option_file(path: Path, option: str, *, write: bool = True) -> None:
+    """Raise a one-line ValueError naming ``option`` and ``path`` unless the file an agent's
+    ``option=`` names can be read and, with ``write``, updated in place (a missing one is then
+    created empty, with its folders; without ``write`` a missing one is fine).
+
+    An agent is built before the match's first game: a bad path must fail there, not in
+    every game after its LLM calls are spent.
+
+    Example:
+        >>> check_option_file(Path("/tmp"), "cache")
+        Traceback (most recent call last):
+        ValueError: the cache= file /tmp is a directory, not a file
+    """
+    what = f"the {option}= file"
+    if write:
+        # create: the file itself is opened for append (it is read back and added to in
+        # place), not just its folder tested as for a file that is replaced whole
+        check_writable(path, what, create=True)
+    elif path.is_dir():
+        raise ValueError(f"{what} {path} is a directory, not a file")
+    try:
+        with path.open("rb"):
+            pass
+    except FileNotFoundError:
+        pass  # only without write: nothing to read yet
+    except OSError as exc:
+        raise ValueError(f"{what} {path} is not readable ({exc.strerror or exc})") from None
 
 
 def text_bounds_error(value: Any, space: gymnasium.Space, where: str = "your answer") -> str | None:

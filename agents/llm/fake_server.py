@@ -231,6 +231,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--delay", type=float, default=0.1, help="seconds before each answer")
     args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:  # bind() would say it in a traceback
+        parser.error(f"--port must be 0-65535 (0: any free port), got {args.port}")
+    if not args.delay >= 0:
+        parser.error(f"--delay must be >= 0 seconds, got {args.delay}")
     server = FakeChatServer(delay_s=args.delay, host=args.host, port=args.port)
     try:
         asyncio.run(server.serve_forever())

@@ -21,6 +21,7 @@ import cluegym
 import cluegym.agents
 from cluegym.agents import AgentSpecError, check_agent_spec, make_agent, register_agent, registered_agents
 from cluegym.agents.random_agent import RandomAgent
+from cluegym.harness import own_seed_of
 
 
 @pytest.fixture
@@ -65,6 +66,17 @@ def test_register_agent_with_presets_object_or_reference(registry):
                       action_space=env.action_space("eve")).steadiness == 5
     assert make_agent("steady-ref", game="decrypto", seat="eve", action_space=env.action_space("eve")).steadiness == 0
     assert {"steady", "steady-ref"} <= set(registered_agents())
+
+
+def test_the_seed_a_match_mixes_in_is_the_spec_or_preset_seed(registry):
+    space = cluegym.make("decrypto").action_space("eve")
+
+    def built(spec: str, **default: int) -> int | None:
+        return own_seed_of(make_agent(spec, game="decrypto", seat="eve", action_space=space, **default))
+
+    register_agent("steady-7", SteadyAgent, seed=7)
+    assert built("random:seed=5") == 5 and built("random:seed=5", seed=9) == 5  # the spec wins
+    assert built("random") is None and built("steady-7") == 7 and built("steady-7:seed=0") == 0
 
 
 def test_register_agent_rejects_clashes_and_malformed_input(registry):

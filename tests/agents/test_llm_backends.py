@@ -6,14 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
+import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
+from cluegym.agents import run_match
 from cluegym.agents.llm.backends import (
     BackendError, Completion, OpenAIBackend, ResponseCache, Sampling, ScriptedBackend, get_backend, open_cache,
 )
 from cluegym.agents.llm.fake_server import FakeChatServer
+from cluegym.cli import main
 
 SECRET = "sk-test-SECRET-0123456789"
 MESSAGES = [{"role": "user", "content": 'Give "hints" please'}]
@@ -149,3 +155,75 @@ def test_scripted_backend_and_registry():
         get_backend("vllm")
     with pytest.raises(ValueError, match="needs a model"):
         OpenAIBackend("")
+
+
+def llm_spec(server: FakeChatServer, cache: Path) -> str:
+    return f"llm:backend=openai,base_url={server.base_url},model=m,cache={cache}"
+
+
+def bad_cache(tmp_path: Path, kind: str) -> tuple[Path, str]:
+    """A ``cache=`` path of ``kind`` and the reason its error must give."""
+    text = tmp_path / "notes.txt"
+    text.write_text("my notes, not a database\n")
+    if kind == "text file":
+        return text, "is not an SQLite database"
+    if kind == "folder":
+        return tmp_path, "is a directory, not a file"
+    return text / "cache.sqlite", "is not writable"  # its folder would have to be a file
+
+
+@pytest.mark.parametrize("kind", ["text file", "folder", "under a file"])
+def test_a_bad_cache_path_fails_when_the_agents_are_built(tmp_path, kind):
+    path, why = bad_cache(tmp_path, kind)
+    with FakeChatServer() as server:
+        with pytest.raises(ValueError, match=f"^the cache= file {re.escape(str(path))} {why}"):
+            run_match("decrypto", {"*": llm_spec(server, path)}, games=2, seed=0, progress=False)
+        assert server.requests == []  # before any game asked the model
+    assert (tmp_path / "notes.txt").read_text() == "my notes, not a database\n"  # left as it was
+
+
+def test_cli_reports_a_bad_cache_path_in_one_line(tmp_path, capsys):
+    path, why = bad_cache(tmp_path, "text file")
+    with FakeChatServer() as server:
+        with pytest.raises(SystemExit) as exc:
+            main(["run", "decrypto", "--agent", f"*={llm_spec(server, path)}", "--no-progress"])
+        assert server.requests == []
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == f"cluegym: error: the cache= file {path} {why} (file is not a database)\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads and writes any file")
+@pytest.mark.parametrize("mode, why", [(0o444, "is not writable"), (0o200, "is not readable")])
+def test_a_cache_file_without_permission_is_refused(tmp_path, mode, why):
+    path = tmp_path / "cache.sqlite"
+    ResponseCache(path)
+    path.chmod(mode)
+    with pytest.raises(ValueError, match=f"^the cache= file {re.escape(str(path))} {why} \\(Permission denied\\)$"):
+        open_cache(path)
+
+
+def test_an_existing_cache_is_reused_and_a_missing_one_created(tmp_path):
+    existing = tmp_path / "old.sqlite"
+    key = ResponseCache.key("openai", "m", MESSAGES, Sampling())
+    ResponseCache(existing).put(key, Completion("ANSWER: kept"))
+    assert open_cache(existing).get(key).text == "ANSWER: kept"
+    other = tmp_path / "other.sqlite"  # any SQLite database: the replies table is added to it
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE mine (x)")
+    assert len(open_cache(other)) == 0
+    missing = tmp_path / "new" / "folder" / "cache.sqlite"
+    with FakeChatServer() as server:
+        run_match("decrypto", {"*": llm_spec(server, missing)}, games=1, seed=0, progress=False)
+        assert server.requests
+    assert len(open_cache(missing)) > 0 and os.listdir(missing.parent) == ["cache.sqlite"]
+
+
+@pytest.mark.parametrize("argv, message", [(["--port", "70000"], "--port must be 0-65535"),
+                                           (["--delay", "-1"], "--delay must be >= 0")])
+def test_the_fake_server_refuses_a_port_or_delay_out_of_range(argv, message, capsys):
+    """``--port 70000`` gave bind()'s OverflowError traceback."""
+    from cluegym.agents.llm.fake_server import main as fake_server_main
+
+    with pytest.raises(SystemExit) as exc:
+        fake_server_main(argv)
+    assert exc.value.code == 2 and message in capsys.readouterr().err

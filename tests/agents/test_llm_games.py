@@ -5,6 +5,9 @@ its modules as separate logged steps, reports beliefs, and grows its experience 
 from __future__ import annotations
 
 import json
+import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -164,6 +167,59 @@ def test_experience_pool_grows_and_feeds_the_generator(tmp_path):
         last = [r["messages"][-1]["content"] for r in srv.requests]
         prompts = [p for p in last if "(Metaphor Generator, step 2)" in p]
         assert prompts and all("A humming city." in p for p in prompts if "structural" in p.split("by using the")[1][:20])
+
+
+@pytest.mark.parametrize("kind", ["folder", "binary file", "under a file"])
+def test_a_bad_experience_path_fails_when_the_agents_are_built(tmp_path, kind):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a folder\n")
+    binary = tmp_path / "llm_cache.sqlite"
+    binary.write_bytes(b"SQLite format 3\x00\xff\xfe\x00")
+    path, why = {"folder": (tmp_path, "is a directory, not a file"),
+                 "binary file": (binary, "is not UTF-8 JSONL text"),
+                 "under a file": (notes / "experience.jsonl", "is not writable")}[kind]
+    with FakeChatServer(game_reply) as srv:
+        with pytest.raises(ValueError, match=f"^the experience= file {re.escape(str(path))} {why}"):
+            run_match("taboo", {"*": spec(f"comet:experience={path}", srv)}, games=2, seed=0, progress=False)
+        assert srv.requests == []  # before any game spent an LLM call
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads and writes any file")
+@pytest.mark.parametrize("mode, why", [(0o444, "is not writable"), (0o200, "is not readable")])
+def test_an_experience_file_without_permission_is_refused(tmp_path, mode, why):
+    path = tmp_path / "experience.jsonl"
+    path.write_text('{"game": "taboo", "target": "apple", "success": true}\n')
+    path.chmod(mode)
+    message = f"^the experience= file {re.escape(str(path))} {why} \\(Permission denied\\)$"
+    with pytest.raises(ValueError, match=message):
+        ExperiencePool.from_option(str(path))
+
+
+def test_a_missing_experience_file_is_created(tmp_path):
+    path = tmp_path / "new" / "experience.jsonl"
+    pool = ExperiencePool.from_option(str(path))
+    assert path.read_text() == "" and os.listdir(path.parent) == ["experience.jsonl"]
+    assert pool.entries() == []
+    pool.add({"game": "taboo", "target": "apple", "success": True})
+    assert [e["target"] for e in ExperiencePool.from_option(str(path)).entries("taboo")] == ["apple"]
+
+
+def test_a_pool_that_is_only_read_needs_no_write_access(tmp_path):
+    env = cluegym.make("undercover")
+    seat = env.possible_agents[0]
+
+    def build(path: Path) -> CoMetUndercoverAgent:
+        return make_agent(f"comet:experience={path},learn=false", game="undercover", seat=seat,
+                          action_space=env.action_space(seat))
+
+    missing = tmp_path / "missing.jsonl"
+    assert len(build(missing).pool) == 0 and not missing.exists()  # not created: never written
+    with pytest.raises(ValueError, match="is a directory, not a file"):
+        build(tmp_path)
+    shared = tmp_path / "shared.jsonl"
+    shared.write_text('{"game": "undercover", "method": "spatial", "success": true}\n')
+    shared.chmod(0o444)  # a pool others keep: read, never written
+    assert len(build(shared).pool) == 1
 
 
 def test_comet_taboo_defender_guesses_only_on_a_repeated_suspicion():

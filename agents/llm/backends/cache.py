@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from cluegym.agents.llm.backends.messages import Completion, Message, Sampling
+from cluegym.agents.llm.checks import check_option_file
 
 #: Environment variable that overrides the cache folder (default ``~/.cache/cluegym``).
 CACHE_ENV = "CLUEGYM_CACHE"
@@ -99,12 +100,24 @@ _CACHES_LOCK = threading.Lock()
 
 def open_cache(spec: str | Path | None) -> ResponseCache | None:
     """The cache named by an agent's ``cache`` option: None/""/"off" for none, "default" or
-    "on" for ``<cache_dir>/llm_cache.sqlite``, else a file path. One instance per file."""
+    "on" for ``<cache_dir>/llm_cache.sqlite``, else a file path (created when missing). One
+    instance per file.
+
+    Raises:
+        ValueError: one line naming the ``cache=`` file and why it cannot be used (a folder,
+            not writable or readable, not an SQLite database).
+    """
     if spec is None or str(spec).lower() in ("", "none", "off", "false", "0"):
         return None
     path = cache_dir() / "llm_cache.sqlite" if str(spec).lower() in ("default", "on", "true", "1") else Path(spec)
-    resolved = str(Path(path).expanduser().resolve())
+    path = path.expanduser()
+    resolved = str(path.resolve())
     with _CACHES_LOCK:
         if resolved not in _CACHES:
-            _CACHES[resolved] = ResponseCache(resolved)
+            check_option_file(path, "cache")
+            try:
+                _CACHES[resolved] = ResponseCache(resolved)
+            except sqlite3.DatabaseError as exc:  # OperationalError included (e.g. locked)
+                why = "cannot be opened" if isinstance(exc, sqlite3.OperationalError) else "is not an SQLite database"
+                raise ValueError(f"the cache= file {path} {why} ({exc})") from None
         return _CACHES[resolved]

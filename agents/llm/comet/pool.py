@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from cluegym.agents.llm.backends import cache_dir
+from cluegym.agents.llm.checks import check_option_file
 
 
 class ExperiencePool:
@@ -51,10 +52,21 @@ class ExperiencePool:
         self._memory: list[dict[str, Any]] = []
 
     @classmethod
-    def from_option(cls, value: str | None, limit: int | None = None) -> "ExperiencePool":
+    def from_option(cls, value: str | None, limit: int | None = None, *, write: bool = True) -> "ExperiencePool":
         """The pool an agent's ``experience=`` option names (see the module docstring):
         None/"run"/"run:<name>" the shared in-memory pool of this run, "off" none,
-        "default" ``<cache_dir>/comet_experience.jsonl``, else a JSONL path."""
+        "default" ``<cache_dir>/comet_experience.jsonl``, else a JSONL path.
+
+        Args:
+            value: the option's value.
+            limit: only the first ``limit`` entries are visible; None for all.
+            write: the agent adds to the pool: its file must be writable (and is created empty
+                when missing); False only reads it (a missing file is an empty pool).
+
+        Raises:
+            ValueError: one line naming the ``experience=`` file and why it cannot be used (a
+                folder, not writable or readable, not UTF-8 text), or a negative ``limit``.
+        """
         text = "run" if value is None else str(value).strip()
         lowered = text.lower()
         if lowered in ("off", "none", "false", "0"):
@@ -62,9 +74,24 @@ class ExperiencePool:
         if lowered == "run" or lowered.startswith("run:"):
             shared = _RUN_POOLS.setdefault(text, cls(None))
             return shared if limit is None else shared.view(limit)
-        if lowered in ("default", "on", "true"):
-            return cls(cache_dir() / "comet_experience.jsonl", limit=limit)
-        return cls(text, limit=limit)
+        default = lowered in ("default", "on", "true")
+        pool = cls(cache_dir() / "comet_experience.jsonl" if default else text, limit=limit)
+        pool._check_file(write)
+        return pool
+
+    def _check_file(self, write: bool) -> None:
+        """Raise a one-line ValueError unless :attr:`path` can be read and, with ``write``,
+        appended to, so that a bad ``experience=`` fails when the agent is built, not after
+        every game."""
+        if self.path is None:
+            return
+        check_option_file(self.path, "experience", write=write)
+        try:
+            self.path.read_text(encoding="utf-8")  # as every entries() call reads it
+        except FileNotFoundError:
+            pass  # read only, and nothing to read yet
+        except UnicodeDecodeError:
+            raise ValueError(f"the experience= file {self.path} is not UTF-8 JSONL text") from None
 
     def view(self, limit: int | None) -> "ExperiencePool":
         """This pool (same storage) with only its first ``limit`` entries visible."""

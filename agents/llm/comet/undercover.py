@@ -167,7 +167,7 @@ class CoMetUndercoverAgent(LLMAgent):
         if reasoning not in REASONING_TASKS:
             raise ValueError(f"unknown reasoning {reasoning!r}; choose one of: {', '.join(REASONING_TASKS)}")
         self.reasoning = reasoning
-        self.pool = ExperiencePool.from_option(experience, max_experiences)
+        self.pool = ExperiencePool.from_option(experience, max_experiences, write=bool(learn))
         self.learn = bool(learn)
         self.examples = int(examples)
         self.reflect = bool(reflect)
