@@ -47,6 +47,16 @@ def cmd_list(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
 
+def _seat_params(name: str, game: str, seat: str) -> dict[str, Any] | None:
+    """Agent ``name``'s parameters and their defaults in ``game``'s ``seat`` (a registered
+    preset's values included), or None when it does not play that seat."""
+    try:
+        cls, preset = agent_class(name, game, seat)
+    except Exception:  # noqa: BLE001 - an agent that does not play this seat
+        return None
+    return {**{k: p.default for k, p in agent_params(cls).items()}, **preset}
+
+
 def _list_overview() -> int:
     """Print the registered games (seats, one-line card) and agents (games they play, parameters)."""
     seats_of: dict[str, list[str]] = {}
@@ -58,28 +68,36 @@ def _list_overview() -> int:
         print(f"  {name:<12} seats: {', '.join(seats_of[name])}\n  {'':<12} {doc}")
     print("agents (name[:key=value,...]):")
     for name in registered_agents():
-        plays = []
-        params: dict[str, Any] = {}
+        plays: list[str] = []
+        defaults: dict[str, set[str]] = {}
+        # Every seat: one seat a game showed a parameter's default of that seat only (glove's
+        # k=8 of Decrypto for the Taboo attacker's 30), and missed another seat's parameters.
         for game, seats in seats_of.items():
-            try:
-                cls, _ = agent_class(name, game, seats[0])
-                plays.append(game)
-                params.update({k: p.default for k, p in agent_params(cls).items()})
-            except Exception:  # noqa: BLE001 - an agent that does not play this game
-                continue
-        shown = ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()))
+            for seat in seats:
+                params = _seat_params(name, game, seat)
+                if params is None:
+                    continue
+                if game not in plays:
+                    plays.append(game)
+                for key, value in params.items():
+                    defaults.setdefault(key, set()).add(repr(value))
+        shown = ", ".join(f"{key}={next(iter(values))}" if len(values) == 1 else f"{key}=<by seat>"
+                          for key, values in sorted(defaults.items()))
         print(f"  {name:<12} plays: {', '.join(plays) or '-'}\n  {'':<12} params: {shown}")
-    print("`cluegym list GAME` shows a game's options (set them with `cluegym run GAME --env NAME=VALUE`).")
+    print("<by seat>: the default differs between seats. `cluegym list GAME` shows a game's options (set them "
+          "with `cluegym run GAME --env NAME=VALUE`) and each seat's agents with their defaults.")
     return 0
 
 
 def _list_game_options(game: str) -> int:
-    """Print a game's seats, default agents and every option: type, default, description."""
+    """Print a game's seats, default agents, every option (type, default, description) and the
+    agents each seat takes, with their parameters' defaults there."""
     module = cluegym.env_module(game)
     name = cluegym.env_class(game).game_id.rsplit("_v", 1)[0]
     doc = (inspect.getdoc(module) or "").splitlines()[0]
     print(f"{name} ({cluegym.env_class(game).game_id}): {doc}")
-    print(f"seats: {', '.join(module.env().possible_agents)}")
+    seats = list(module.env().possible_agents)
+    print(f"seats: {', '.join(seats)}")
     defaults = getattr(module, "DEFAULT_AGENTS", None)
     if defaults:
         print(f"default agents: {', '.join(f'{seat}={spec}' for seat, spec in defaults.items())}")
@@ -89,6 +107,18 @@ def _list_game_options(game: str) -> int:
         print(f"  {option.name}: {option.type_name} {default}")
         if option.description:
             print(f"      {option.description}")
+    print(f"agents by seat (cluegym run {name} --agent SEAT=NAME:key=value,...):")
+    listings: dict[str, list[str]] = {}  # a seat's agent lines -> the seats with those lines
+    for seat in seats:
+        lines = []
+        for agent in registered_agents():
+            params = _seat_params(agent, game, seat)
+            if params is not None:
+                shown = ", ".join(f"{key}={value!r}" for key, value in sorted(params.items()))
+                lines.append(f"    {agent:<12} {shown or '-'}")
+        listings.setdefault("\n".join(lines), []).append(seat)
+    for lines, same in listings.items():  # Undercover's five players take the same agents
+        print(f"  {', '.join(same)}:\n{lines}")
     return 0
 
 

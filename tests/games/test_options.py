@@ -263,6 +263,20 @@ def test_cluegym_list_overview_points_to_game_options(capsys):
     assert "`cluegym list GAME`" in out
 
 
+def test_cluegym_list_shows_each_seats_agents_and_their_defaults_there(capsys):
+    """The overview read one seat a game and merged them: glove showed Decrypto's k=8 (the Taboo
+    attacker's default is 30) and not Bob's ``assign``; no listing showed a seat's agents."""
+    assert main(["list"]) == 0
+    glove = next(line for line in capsys.readouterr().out.splitlines() if "assign=None" in line)
+    assert "k=<by seat>" in glove
+    assert main(["list", "taboo"]) == 0
+    out = capsys.readouterr().out
+    attacker = out[out.index("  attacker:\n"):out.index("  defender:\n")]
+    assert "    glove        embedding=None, k=30, seed=None" in attacker
+    assert main(["list", "undercover"]) == 0
+    assert "  player_0, player_1, player_2, player_3, player_4:\n    comet" in capsys.readouterr().out
+
+
 def test_cluegym_list_unknown_game(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["list", "chess"])
