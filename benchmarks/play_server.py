@@ -43,7 +43,8 @@ from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_option
 from cluegym.envs.core.record import to_jsonable
 from cluegym.envs.core.registry import env_module
 from cluegym.harness import build_agents, check_match_seed, resolve_seats, run_match
-from cluegym.harness.results import check_writable, load_rows, match_signature
+from cluegym.harness.results import match_signature
+from cluegym.harness.runner import resumed_rows
 
 __all__ = ["PlaySession", "WebConsole", "register_cli"]
 
@@ -183,11 +184,8 @@ class PlaySession:
         # is served. The same harness checks, here, fail before anything is shown.
         build_agents(game, probe, self.seats, make_agent=self._make_agent)
         self.results_path = results_path
-        if results_path:
-            results_file = Path(results_path)
-            check_writable(results_file, "--results", create=True)
-            # run_match's match signature: a file of another match's games is refused
-            load_rows(results_file, match_signature(game, self.seats, seed, self.env_kwargs))
+        if results_path:  # a file that is no results file of this match is refused
+            resumed_rows(env_module(game), Path(results_path), match_signature(game, self.seats, seed, self.env_kwargs))
         self.finished: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self.error: str | None = None

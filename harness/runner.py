@@ -49,7 +49,7 @@ from cluegym.harness.seats import build_agents, resolve_seats
 from cluegym.harness.seeding import check_match_seed
 from cluegym.harness.stopping import GameSlots, run_carrying_stops
 
-__all__ = ["POSTFIX_EVERY_S", "MatchProgress", "format_metrics", "run_match", "summarize"]
+__all__ = ["POSTFIX_EVERY_S", "MatchProgress", "format_metrics", "resumed_rows", "run_match", "summarize"]
 
 #: Seconds between progress-bar postfix updates (LLM counters polled from the live agents).
 POSTFIX_EVERY_S = 0.5
@@ -200,13 +200,9 @@ def run_match(
         raise ValueError(f"--results and --summary are the same file: {results_file}")
     if summary_file:
         check_writable(summary_file, "--summary", create=False)
-    if results_file:
-        check_writable(results_file, "--results", create=True)
     signature = match_signature(game, seats, seed, env_kwargs)
     seed = signature["seed"]  # a numpy integer as a Python one: it goes into every row
-    rows = load_rows(results_file, signature) if results_file else {}
-    if results_file:
-        _check_resumed_results(module, results_file, rows, seats)
+    rows = resumed_rows(module, results_file, signature) if results_file else {}
     finished = sum(1 for i, row in rows.items() if i < games and "record" in row)
     to_play = games - finished
     # The games left, in order, made as they are taken: a list of them (and a task per game)
@@ -338,21 +334,29 @@ def _metrics(module: ModuleType, results: list[dict[str, Any]], seats: dict[str,
     return module.metrics(results)
 
 
-def _check_resumed_results(module: ModuleType, path: Path, rows: dict[int, dict[str, Any]],
-                           seats: dict[str, str]) -> None:
-    """Raise ValueError naming ``path`` and the first finished game whose result the game's
-    ``metrics`` cannot read: a row edited or written by another tool (``result: {}``) failed
-    only when the summary was computed, after every missing game was played, with a traceback
-    from the game's metrics."""
+def resumed_rows(module: ModuleType, path: Path, signature: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The rows a match resumes from its results file ``path`` (:func:`load_rows`), once the
+    file is known to be writable, a results file of this match (``signature``: see
+    :func:`~cluegym.harness.results.match_signature`), and every finished game's result one
+    the game's ``metrics`` can read: everything :func:`run_match` checks of it before play.
+
+    Raises:
+        ValueError: one line naming the file and what is wrong. A row edited or written by
+            another tool (``result: {}``) used to fail only when the summary was computed,
+            after every missing game was played, with a traceback from the game's metrics.
+    """
+    check_writable(path, "--results", create=True)
+    rows = load_rows(path, signature)
     for index in sorted(rows):
         record = rows[index].get("record")
         if record is None:
             continue
         try:
-            _metrics(module, [record["result"]], seats)
+            _metrics(module, [record["result"]], signature["seats"])
         except Exception as exc:  # noqa: BLE001 - any failure means the row is not this game's
             raise ValueError(f"{path}: the result of game {index} is not one the game's metrics can read "
                              f"({error_text(exc)}); remove that line to replay the game") from None
+    return rows
 
 
 def format_metrics(metrics: dict[str, Any]) -> str:
