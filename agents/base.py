@@ -88,6 +88,15 @@ class Agent:
         if seed is not None:
             self._space_seed = seed
 
+    def check_env(self, env: Any) -> None:
+        """Raise ValueError when this agent cannot play ``env`` as it is configured.
+
+        Called on the env the agent was built for before any game of a match, tournament,
+        ``cluegym play`` or learning view (:class:`cluegym.harness.EnvChecker`), so such a
+        configuration is refused in one line instead of every decision being an agent error.
+        The default accepts every env; the Dixit caption agent refuses hidden captions.
+        """
+
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         """Return an action for the current observation (``info`` holds masks and errors)."""
         raise NotImplementedError

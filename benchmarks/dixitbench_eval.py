@@ -41,7 +41,7 @@ from cluegym.envs.core import text_space
 from cluegym.envs.core.text import to_charset
 from cluegym.envs.dixit.env import CAPTION_MAX_CHARS, IMAGE_SIZE, get_deck
 from cluegym.envs.dixit.prompts import direct_prompt, entailment_prompt
-from cluegym.harness.seeding import check_match_seed
+from cluegym.harness.seeding import check_match_seed, own_seed_of, with_own_seed
 
 STRATEGIES: tuple[str, ...] = ("direct", "entailment")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -146,8 +146,10 @@ async def _evaluate_async(bench: dict[str, Any], agent: Any, deck: Any, strategi
                           bar: Any) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
     rows = []
+    own_seed = own_seed_of(agent)
     for index, item in enumerate(bench["items"]):
-        agent.reset(int(np.random.SeedSequence([seed, index]).generate_state(1)[0]))
+        # An agent's own seed (its spec's seed=S) is mixed in as a match mixes it.
+        agent.reset(with_own_seed(int(np.random.SeedSequence([seed, index]).generate_state(1)[0]), own_seed))
         row: dict[str, Any] = {"id": item["id"], "difficulty": item["difficulty"], "answer": item["answer"]}
         if "direct" in strategies:
             obs = item_observation(item, deck, image_size=image_size, reveal_captions=reveal_captions)

@@ -184,14 +184,19 @@ class PlaySession:
         # is served. The same harness checks, here, fail before anything is shown.
         build_agents(game, probe, self.seats, make_agent=self._make_agent)
         self.results_path = results_path
+        #: Games of this match still to play (fewer than ``games`` when ``results_path`` holds some).
+        self.games_left = games
         if results_path:  # a file that is no results file of this match is refused
-            resumed_rows(env_module(game), Path(results_path), match_signature(game, self.seats, seed, self.env_kwargs))
+            rows = resumed_rows(env_module(game), Path(results_path),
+                                match_signature(game, self.seats, seed, self.env_kwargs))
+            self.games_left -= sum(1 for index, row in rows.items() if index < games and "record" in row)
         self.finished: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self.error: str | None = None
         self.over_seen = threading.Event()
         self._done = threading.Event()
         self._server = _Server(("127.0.0.1", port), self._handler())
+        self._serving = False
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
 
     def _make_agent(self, spec: str, **kwargs: Any) -> Any:
@@ -224,6 +229,7 @@ class PlaySession:
 
     def start(self) -> None:
         """Serve the page and start playing (both in background threads)."""
+        self._serving = True
         threading.Thread(target=self._server.serve_forever, name="cluegym-play-http", daemon=True).start()
         threading.Thread(target=self._play, name="cluegym-play-match", daemon=True).start()
 
@@ -239,7 +245,9 @@ class PlaySession:
     def close(self) -> None:
         """Stop serving; a pending question is abandoned."""
         self.console.close()
-        self._server.shutdown()
+        if self._serving:  # shutdown() waits for serve_forever(), forever if it never ran
+            self._serving = False
+            self._server.shutdown()
         self._server.server_close()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -398,6 +406,11 @@ def cmd_play(args: argparse.Namespace) -> int:
                               port=args.port, results_path=args.results)
     except (AgentSpecError, ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
+    if session.games_left == 0:  # a page that is over at once would be no game to play
+        session.close()
+        print(f"cluegym play: {args.results} already holds all {args.games} games of this match: nothing to "
+              f"play (see them with cluegym replay {args.results}, or give more --games)")
+        return 0
     session.start()
     print(f"cluegym play: open {session.url} in a browser (you play {args.seat}; Ctrl-C to stop)", flush=True)
     if args.open:

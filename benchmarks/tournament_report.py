@@ -36,17 +36,25 @@ def _number(value: Any, digits: int = 2) -> str:
     return str(value)
 
 
+def _cell_text(text: str) -> str:
+    """``text`` as one Markdown table cell: a ``|`` (a folder or agent name may hold one) would
+    end the cell early and a line break the row, so they are escaped and joined."""
+    return " ".join(text.replace("|", "\\|").split("\n"))
+
+
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], digits: int = 2) -> str:
-    """A GitHub Markdown table; floats shown with ``digits`` decimals, NaN as ``-``.
+    """A GitHub Markdown table; floats shown with ``digits`` decimals, NaN as ``-``; a ``|`` in a
+    cell is escaped (``\\|``) and a line break becomes a space.
 
     Example:
-        >>> print(markdown_table(["a", "b"], [[1, 0.5]]))
+        >>> print(markdown_table(["a", "b"], [[1, 0.5], ["x|y", 2]]))
         | a | b |
         |---|---|
         | 1 | 0.50 |
+        | x\\|y | 2 |
     """
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(_number(v, digits) for v in row) + " |" for row in rows]
+    lines = ["| " + " | ".join(map(_cell_text, headers)) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(_cell_text(_number(v, digits)) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
 

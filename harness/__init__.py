@@ -18,19 +18,20 @@ Example:
 
 from __future__ import annotations
 
-from cluegym.harness.agent_protocol import AgentFactory, CallLogger, Forfeit, MatchAgent, ResultObserver
+from cluegym.harness.agent_protocol import AgentFactory, CallLogger, EnvChecker, Forfeit, MatchAgent, ResultObserver
 from cluegym.harness.distributed import RayNotInstalledError
 from cluegym.harness.match_game import play_match_game, play_match_game_async
 from cluegym.harness.play import agent_game_stats, play_game, play_game_async
 from cluegym.harness.results import error_text
 from cluegym.harness.runner import format_metrics, run_match, summarize
-from cluegym.harness.seats import build_agents, resolve_seats
-from cluegym.harness.seeding import agent_seed, check_match_seed, game_seed, own_seed_of
+from cluegym.harness.seats import build_agents, check_agents_fit, resolve_seats
+from cluegym.harness.seeding import agent_seed, check_match_seed, game_seed, own_seed_of, with_own_seed
 from cluegym.harness.stopping import CarriedStop, GameSlots, run_carrying_stops
 
 __all__ = [
-    "AgentFactory", "CallLogger", "CarriedStop", "Forfeit", "GameSlots", "MatchAgent", "RayNotInstalledError",
-    "ResultObserver", "agent_game_stats", "agent_seed", "build_agents", "check_match_seed", "error_text", "format_metrics",
-    "game_seed", "own_seed_of", "play_game", "play_game_async", "play_match_game", "play_match_game_async",
-    "resolve_seats", "run_carrying_stops", "run_match", "summarize",
+    "AgentFactory", "CallLogger", "CarriedStop", "EnvChecker", "Forfeit", "GameSlots", "MatchAgent",
+    "RayNotInstalledError", "ResultObserver", "agent_game_stats", "agent_seed", "build_agents",
+    "check_agents_fit", "check_match_seed", "error_text", "format_metrics", "game_seed", "own_seed_of",
+    "play_game", "play_game_async", "play_match_game", "play_match_game_async", "resolve_seats",
+    "run_carrying_stops", "run_match", "summarize", "with_own_seed",
 ]

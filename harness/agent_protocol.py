@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import gymnasium
 
-__all__ = ["AgentFactory", "CallLogger", "Forfeit", "MatchAgent", "ResultObserver"]
+__all__ = ["AgentFactory", "CallLogger", "EnvChecker", "Forfeit", "MatchAgent", "ResultObserver"]
 
 
 class Forfeit(Exception):
@@ -46,7 +46,8 @@ class MatchAgent(Protocol):
 
     ``reset`` starts a game (``seed`` reseeds the agent), ``act_async`` returns the seat's
     action (or raises :class:`Forfeit`), ``stats`` returns numeric counters reported with the
-    match. Two hooks are optional: :class:`ResultObserver` and :class:`CallLogger`. An agent
+    match. Three hooks are optional: :class:`ResultObserver`, :class:`CallLogger` and
+    :class:`EnvChecker`. An agent
     whose ``seed`` attribute is a non-negative integer (the seed it was built with, e.g. a
     spec's ``seed=``) is reset with per-game seeds that mix it in (:func:`~cluegym.harness.agent_seed`).
     """
@@ -77,6 +78,17 @@ class CallLogger(Protocol):
 
     def drain_log(self) -> list[dict[str, Any]]:
         """The calls logged since the last drain (and forget them)."""
+
+
+@runtime_checkable
+class EnvChecker(Protocol):
+    """Optional hook: an agent that can play only some configurations of its game (the Dixit
+    caption agent needs ``reveal_captions=True``) says so before any game is played: the
+    harness calls it on the env the agent was built for and a ValueError refuses the match
+    in one line, where every decision would otherwise have been an agent error."""
+
+    def check_env(self, env: Any) -> None:
+        """Raise ValueError when this agent cannot play ``env`` as it is configured."""
 
 
 class AgentFactory(Protocol):

@@ -12,7 +12,7 @@ from typing import Any
 from cluegym.envs.core.registry import env_module
 from cluegym.harness.agent_protocol import AgentFactory, MatchAgent
 
-__all__ = ["build_agents", "resolve_seats"]
+__all__ = ["build_agents", "check_agents_fit", "resolve_seats"]
 
 #: Spec keys that fill every seat not named explicitly.
 WILDCARDS = ("*", "all")
@@ -48,8 +48,29 @@ def build_agents(game: str, env: Any, seats: dict[str, str], *, make_agent: Agen
         seed: default agent seed (a ``seed=`` in a spec wins). A match passes none: an agent's
             seed is then its spec's, which the match mixes into the seed it resets that agent
             with every game (:func:`~cluegym.harness.agent_seed`).
+
+    Raises:
+        ValueError: an agent that cannot play ``env`` as configured (:func:`check_agents_fit`).
     """
-    return {
+    agents = {
         seat: make_agent(spec, game=game, seat=seat, action_space=env.action_space(seat), seed=seed)
         for seat, spec in seats.items()
     }
+    check_agents_fit(env, agents)
+    return agents
+
+
+def check_agents_fit(env: Any, agents: dict[str, Any]) -> None:
+    """Let each agent with the :class:`~cluegym.harness.agent_protocol.EnvChecker` hook refuse
+    ``env`` (e.g. the Dixit caption agent without ``reveal_captions=True``).
+
+    Raises:
+        ValueError: ``seat: <the agent's reason>`` for the first agent that refuses.
+    """
+    for seat, agent in agents.items():
+        check = getattr(agent, "check_env", None)  # cheaper than isinstance on a Protocol
+        if check is not None:
+            try:
+                check(env)
+            except ValueError as error:
+                raise ValueError(f"{seat}: {error}") from None

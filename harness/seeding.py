@@ -22,7 +22,7 @@ import numpy as np
 
 from cluegym.envs.core.text import describe
 
-__all__ = ["agent_seed", "check_match_seed", "game_seed", "own_seed_of"]
+__all__ = ["agent_seed", "check_match_seed", "game_seed", "own_seed_of", "with_own_seed"]
 
 
 def check_match_seed(seed: Any, name: str = "seed") -> None:
@@ -86,3 +86,28 @@ def own_seed_of(agent: Any) -> int | None:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
         return None
     return int(value)
+
+
+def with_own_seed(drawn: int, own_seed: int | None) -> int:
+    """``drawn``, a seed drawn for an agent outside a match, with the agent's own seed mixed in.
+
+    The learning views (:class:`~cluegym.wrappers.SelfPlayEnv`, the multi-seat view) draw each
+    opponent's seed from their own generator, game after game; this mixes in the opponent's own
+    seed (its spec's ``seed=S``, see :func:`own_seed_of`) as :func:`agent_seed` does in a
+    match, so ``random:seed=5`` and ``random:seed=6`` play differently there too.
+
+    Args:
+        drawn: the seed drawn (a non-negative integer).
+        own_seed: the agent's own seed, or None, which leaves ``drawn`` as it is (an agent
+            without one gets the seed it always got).
+
+    Example:
+        >>> with_own_seed(7, None)
+        7
+        >>> with_own_seed(7, 5) != with_own_seed(7, 6) != 7
+        True
+    """
+    if own_seed is None:
+        return drawn
+    sequence = np.random.SeedSequence([drawn], spawn_key=(own_seed,))
+    return int(sequence.generate_state(1, dtype=np.uint64)[0] % (2**63))

@@ -45,6 +45,8 @@ from cluegym.envs.core.base import ClueGameEnv
 from cluegym.envs.core.options import check_reset_options
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.text import describe
+from cluegym.harness.seats import check_agents_fit
+from cluegym.harness.seeding import own_seed_of, with_own_seed
 from cluegym.wrappers.policy_pool import PolicyPool
 from cluegym.wrappers.seat_task import (SeatTask, choice_index, generic_task, last_verdict, make_task,
                                         penalty)
@@ -176,8 +178,9 @@ class SelfPlayEnv(gymnasium.Env):
     def _agent(self, spec: str, seat: str) -> Any:
         key = (spec, seat)
         if key not in self._agents:
-            self._agents[key] = make_agent(spec, game=self.game, seat=seat,
-                                           action_space=self.aec.action_space(seat))
+            agent = make_agent(spec, game=self.game, seat=seat, action_space=self.aec.action_space(seat))
+            check_agents_fit(self.aec, {seat: agent})  # e.g. a caption agent where captions are hidden
+            self._agents[key] = agent
         return self._agents[key]
 
     def add_snapshot(self, path: str) -> list[str]:
@@ -329,7 +332,9 @@ class SelfPlayEnv(gymnasium.Env):
 
         Options:
             game_seed: play this exact game seed (evaluation on fixed games).
-            agent_seeds: seat -> seed for the agents (default: drawn); the learner's seat
+            agent_seeds: seat -> seed for the agents, used as given (default: drawn from the
+                env's generator, with an agent's own seed, a spec's ``seed=S``, mixed in as a
+                match mixes it: :func:`cluegym.harness.with_own_seed`); the learner's seat
                 seeds its delegate.
             opponents: seat -> spec for this game only (instead of drawing from the pools).
 
@@ -351,18 +356,29 @@ class SelfPlayEnv(gymnasium.Env):
             game_seed = options.get("game_seed")
             if game_seed is None:
                 game_seed = integers(self.np_random, 2**63 - 1)
-            self.aec.reset(seed=int(game_seed))
             fixed = options.get("opponents") or {}
             agent_seeds = options.get("agent_seeds") or {}
-            self._players = {}
+            # Every agent of the game is built before the game starts: one that cannot be built
+            # or cannot play this env (EnvChecker) raises with the last game as it was.
+            players: dict[str, tuple[str, Any, int]] = {}
             for other, pool in self.pools.items():
                 spec = fixed.get(other) or pool.sample(self.np_random)
                 agent = self._agent(spec, other)
-                agent.reset(agent_seeds.get(other, integers(self.np_random, 2**63 - 1)))
-                self._players[other] = (spec, agent)
+                drawn = with_own_seed(integers(self.np_random, 2**63 - 1), own_seed_of(agent))
+                players[other] = (spec, agent, agent_seeds.get(other, drawn))
+            delegate = None
             if self.task.delegate is not None:
-                self._delegate = self._agent(self.task.delegate, self.seat)
-                self._delegate.reset(agent_seeds.get(self.seat, integers(self.np_random, 2**63 - 1)))
+                delegate = self._agent(self.task.delegate, self.seat)
+                drawn = with_own_seed(integers(self.np_random, 2**63 - 1), own_seed_of(delegate))
+                delegate_seed = agent_seeds.get(self.seat, drawn)
+            self.aec.reset(seed=int(game_seed))
+            self._players = {}
+            for other, (spec, agent, agent_seed) in players.items():
+                agent.reset(agent_seed)
+                self._players[other] = (spec, agent)
+            if delegate is not None:
+                self._delegate = delegate
+                delegate.reset(delegate_seed)
             self._observe_learner = self.task.observer(self.raw, self._delegate)
             self._game_return = self._advance()
             self._invalid = 0

@@ -196,6 +196,11 @@ def _frequency_rank(word: str) -> int:
     return load_glove().key_to_index.get(word, RARE_WORD_RANK)
 
 
+#: Why the caption agent cannot play an env that hides the captions.
+NO_CAPTIONS = ("the caption agent reads captions: make the env with reveal_captions=True "
+               "(cluegym run dixit --env reveal_captions=true), or use the vision agent")
+
+
 class CaptionAgent(EmbeddingAgent, DixitAgent):
     """Plays from the cards' captions (see the module docstring). Needs ``reveal_captions=True``.
 
@@ -219,14 +224,21 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         self.vocabulary_path = vocabulary
         self.vocab_size = int(vocab_size)
 
+    def check_env(self, env: Any) -> None:
+        """Refuse an env that does not show captions, before any game (the harness calls this).
+
+        Raises:
+            ValueError: the seat's observations have no captions (``reveal_captions=False``).
+        """
+        space = env.observation_space(self.seat)
+        if "hand_captions" not in getattr(space, "spaces", {}):
+            raise ValueError(NO_CAPTIONS)
+
     @staticmethod
     def _captions(observation: dict[str, Any], field: str, count: int) -> list[str]:
         key = f"{'hand' if field == 'hand' else 'candidate'}_captions"
         if key not in observation:
-            raise ValueError(
-                "the caption agent reads captions: make the env with reveal_captions=True "
-                "(cluegym run dixit --env reveal_captions=true), or use the vision agent"
-            )
+            raise ValueError(NO_CAPTIONS)
         return [str(c) for c in observation[key][:count]]
 
     def card_vectors(self, observation: dict[str, Any], field: str, count: int) -> np.ndarray:

@@ -39,6 +39,7 @@ import numpy as np
 
 from cluegym.agents.encoders.vocabulary import game_vocabulary
 from cluegym.agents.hf import quiet_transformers
+from cluegym.envs.core.data import require_file
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; the libraries load with their models
     import torch
@@ -223,14 +224,12 @@ def vectors_format(path: str | Path) -> str:
     text file starts straight with ``word v1 v2 ...``. ``.gz`` files are read through gzip.
 
     Raises:
-        FileNotFoundError: no such file.
+        OSError: no such file, or no regular file (FileNotFoundError, IsADirectoryError).
         ValueError: the file is none of the formats (or empty).
     """
     import gzip
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"word vectors file {str(path)!r} does not exist")
+    path = require_file(path, "word vectors file")
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rb") as handle:
         head = handle.read(65536)
@@ -286,7 +285,7 @@ def load_vectors(path: str | Path, limit: int | None = None) -> "KeyedVectors":
             to bound memory for multi-million-word files.
 
     Raises:
-        FileNotFoundError: no such file.
+        OSError: no such file, or no regular file (FileNotFoundError, IsADirectoryError).
         ValueError: not a word-vector file, or ``limit`` < 1.
 
     Example:
@@ -294,7 +293,6 @@ def load_vectors(path: str | Path, limit: int | None = None) -> "KeyedVectors":
     """
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")
+    require_file(Path(path).expanduser(), "word vectors file")
     resolved = Path(path).expanduser().resolve()
-    if not resolved.is_file():
-        raise FileNotFoundError(f"word vectors file {str(path)!r} does not exist")
     return _load_vectors(resolved, resolved.stat().st_mtime, limit)

@@ -8,18 +8,60 @@ from pathlib import Path
 from typing import Sequence
 
 
+def require_file(path: str | Path, what: str) -> Path:
+    """``path`` as a Path, when it names a regular file; else an error naming ``what`` and why.
+
+    Args:
+        path: the file a user named (an option's value).
+        what: what the file is, for the message, e.g. ``"word list"``.
+
+    Raises:
+        FileNotFoundError: nothing is there.
+        IsADirectoryError: a folder is there.
+        OSError: something that is no regular file (a device, a socket) is there.
+
+    Example:
+        >>> require_file("/tmp", "word list")
+        Traceback (most recent call last):
+        IsADirectoryError: word list '/tmp' is a directory, not a file
+    """
+    path = Path(path)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        raise IsADirectoryError(f"{what} {str(path)!r} is a directory, not a file")
+    if path.exists():
+        raise OSError(f"{what} {str(path)!r} is not a regular file")
+    raise FileNotFoundError(f"{what} {str(path)!r} does not exist")
+
+
+def read_text_file(path: str | Path, what: str) -> str:
+    """The UTF-8 text of the file ``path`` names, with one-line errors naming ``what``.
+
+    Raises:
+        OSError: as :func:`require_file` says, or the file cannot be read.
+        ValueError: the file is not UTF-8 text (a binary file, say).
+    """
+    path = require_file(path, what)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what} {str(path)!r} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                         f"offset {exc.start})") from None
+    except OSError as exc:
+        raise OSError(f"{what} {str(path)!r} is not readable ({exc.strerror or exc})") from None
+
+
 def read_word_list(path: str | Path) -> list[str]:
     """Words of a text file, one per line; blank lines and ``#`` comments are skipped.
 
     Raises:
         FileNotFoundError: with the path, when the file does not exist.
-        ValueError: when the file holds no words.
+        OSError: a folder or other non-file there, or an unreadable file (see :func:`read_text_file`).
+        ValueError: when the file holds no words, or is not UTF-8 text.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"word list {str(path)!r} does not exist")
     words = [
-        line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+        line.strip() for line in read_text_file(path, "word list").splitlines()
         if line.strip() and not line.lstrip().startswith("#")
     ]
     if not words:

@@ -44,6 +44,10 @@ import numpy as np
 
 #: Characters allowed in every Text space (observations and actions): printable ASCII.
 CHARSET: str = string.printable
+#: The most characters a game option may allow in one move's text (an utterance, a clue, a
+#: description): far above any prompt's needs, and low enough that the Text spaces and prompt
+#: bounds built from it stay ordinary integers (``10**21`` overflowed numpy's C long).
+MAX_TEXT_OPTION_CHARS: int = 100_000
 
 _WORD_RE = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 #: The ASCII characters that are not in CHARSET (string.printable keeps \t \n \v \f \r).

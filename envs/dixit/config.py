@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cluegym.envs.core.text import MAX_TEXT_OPTION_CHARS
 from cluegym.envs.dixit.scoring import PARTIAL_POINTS, SCORINGS
 
 #: Rule presets: the option values each one sets (``None`` rounds: as many as the deck allows).
@@ -40,6 +41,10 @@ PRESETS: dict[str, dict[str, Any]] = {
 PAPER_ENV_OPTIONS: dict[str, Any] = {"rules": "dixitworld", "image_size": "full"}
 #: "We fix the random seed at 42 for shuffling and candidate order" (appendix E).
 PAPER_SEED = 42
+
+#: Most rounds a game may last: the observation holds a row a scored round, so 10**8 rounds
+#: built for minutes (DixitWorld plays 24; the official rules as many as the deck allows).
+MAX_ROUNDS_LIMIT = 1000
 
 
 @dataclass(frozen=True)
@@ -74,14 +79,14 @@ class DixitConfig:
             raise ValueError(f"num_players must be in 3..6, got {self.num_players}")
         if not 2 <= self.hand_size <= 12:
             raise ValueError(f"hand_size must be in 2..12, got {self.hand_size}")
-        if self.num_rounds < 1:
-            raise ValueError(f"num_rounds must be >= 1, got {self.num_rounds}")
+        if not 1 <= self.num_rounds <= MAX_ROUNDS_LIMIT:
+            raise ValueError(f"num_rounds must be in 1..{MAX_ROUNDS_LIMIT}, got {self.num_rounds}")
         if self.scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {', '.join(SCORINGS)}, got {self.scoring!r}")
         if self.target_score is not None and self.target_score < 1:
             raise ValueError(f"target_score must be >= 1 or None, got {self.target_score}")
-        if self.max_clue_chars < 1:
-            raise ValueError(f"max_clue_chars must be >= 1, got {self.max_clue_chars}")
+        if not 1 <= self.max_clue_chars <= MAX_TEXT_OPTION_CHARS:
+            raise ValueError(f"max_clue_chars must be in 1..{MAX_TEXT_OPTION_CHARS}, got {self.max_clue_chars}")
 
     @property
     def action_size(self) -> int:
@@ -138,5 +143,7 @@ def preset_config(
     if values.get("num_rounds") is None:
         if deck_size is None:
             raise ValueError("num_rounds=None (as many as the deck allows) needs the deck size")
-        values["num_rounds"] = max_rounds(deck_size, values["num_players"], values["hand_size"], values["refill"])
+        # A deck of thousands of cards would allow more rounds than any game may last.
+        values["num_rounds"] = min(max_rounds(deck_size, values["num_players"], values["hand_size"], values["refill"]),
+                                   MAX_ROUNDS_LIMIT)
     return DixitConfig(**values)

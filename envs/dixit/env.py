@@ -132,7 +132,7 @@ class DixitEnv(ClueGameEnv):
             start from (None = the preset's value).
         num_players: players, 3-6 (default 4).
         hand_size: cards per hand (dixitworld 4, official 6).
-        num_rounds: rounds (dixitworld 24; official None = as many as the deck allows).
+        num_rounds: rounds, 1-1000 (dixitworld 24; official None = as many as the deck allows).
         scoring: ``"dixitworld"`` or ``"official"``.
         hand_swap: pass every hand on at half time (dixitworld True).
         refill: discard played cards and draw new ones (official True).
@@ -146,7 +146,7 @@ class DixitEnv(ClueGameEnv):
             enough for the vision baseline's tiles, small enough for fast steps and RL), or
             ``"full"``: the deck's card size (460x305 for the shipped deck, DixitWorld's raw
             card size; part of :data:`~cluegym.envs.dixit.config.PAPER_ENV_OPTIONS`).
-        max_clue_chars: longest clue accepted (default 200).
+        max_clue_chars: longest clue accepted, 1-100000 (default 200).
         max_retries: resubmissions allowed after an invalid action (default 3).
         render_mode: ``"human"``, ``"ansi"`` or ``"rgb_array"``.
 

@@ -72,10 +72,10 @@ class TabooEnv(ClueGameEnv):
     """Adversarial Taboo, 2 seats (see the module docstring for the full game card).
 
     Args:
-        max_turns: utterances per player before a draw (default 5).
+        max_turns: utterances per player before a draw, 1-1000 (default 5).
         targets: target list: None for the shipped nouns, a path to a word-list file, or a
             list of words. ``reset(options={"target": "apple"})`` fixes one game's target.
-        max_utterance_chars: longest utterance accepted (default 300).
+        max_utterance_chars: longest utterance accepted, 10-100000 (default 300).
         max_guess_words: most words in a guess (default 3).
         strict_word_check: also count words containing the target (``firefighter`` for
             ``fire``) as saying it.

@@ -28,13 +28,18 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from cluegym.envs.core.rules import GameRules
-from cluegym.envs.core.text import collapse_text, to_charset, type_name
+from cluegym.envs.core.text import MAX_TEXT_OPTION_CHARS, collapse_text, to_charset, type_name
 from cluegym.envs.core.matching import is_same_word_guess, require_wordnet, says_word
 from cluegym.envs.core.rng import integers
 
 SEATS: tuple[str, str] = ("attacker", "defender")
 #: Said in place of an utterance that was rejected too often (the fallback).
 SILENCE = "(silence)"
+
+
+#: Most utterances per player a game may allow: the observation holds a Text space for each of
+#: the dialogue's ``2 * max_turns`` lines, so 10**8 built for minutes (the paper plays 5).
+MAX_TURNS_LIMIT = 1000
 
 
 @dataclass(frozen=True)
@@ -55,10 +60,10 @@ class TabooConfig:
     strict_word_check: bool = False
 
     def __post_init__(self) -> None:
-        if self.max_turns < 1:
-            raise ValueError(f"max_turns must be >= 1, got {self.max_turns}")
-        if self.max_utterance_chars < 10:
-            raise ValueError(f"max_utterance_chars must be >= 10, got {self.max_utterance_chars}")
+        if not 1 <= self.max_turns <= MAX_TURNS_LIMIT:
+            raise ValueError(f"max_turns must be in 1..{MAX_TURNS_LIMIT}, got {self.max_turns}")
+        if not 10 <= self.max_utterance_chars <= MAX_TEXT_OPTION_CHARS:
+            raise ValueError(f"max_utterance_chars must be in 10..{MAX_TEXT_OPTION_CHARS}, got {self.max_utterance_chars}")
         if self.max_guess_words < 1:
             raise ValueError(f"max_guess_words must be >= 1, got {self.max_guess_words}")
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cluegym.envs.core.text import MAX_TEXT_OPTION_CHARS
+
 CIVILIAN, UNDERCOVER = "civilian", "undercover"
 ROLES: tuple[str, str] = (CIVILIAN, UNDERCOVER)
 #: Team names used for winners (``winner`` is one of these, or None for a draw).
@@ -17,6 +19,12 @@ TEAMS: dict[str, str] = {CIVILIAN: "civilians", UNDERCOVER: "undercover"}
 SILENCE = "(silence)"
 #: How a game's word pair is chosen (see :attr:`UndercoverConfig.pair_schedule`).
 PAIR_SCHEDULES: tuple[str, ...] = ("random", "every_pair")
+
+#: Most seats a game may have: observations hold a row a seat a round, so 50 seats with
+#: 1,000 rounds took 10 s to build and 10**5 seats ran out of memory (the papers play 4-6).
+MAX_PLAYERS_LIMIT = 20
+#: Most rounds a game may last (a vote eliminates a seat most rounds; the papers play <= 10).
+MAX_ROUNDS_LIMIT = 1000
 
 
 @dataclass(frozen=True)
@@ -53,23 +61,26 @@ class UndercoverConfig:
     episodes_per_pair: int = 10
 
     def __post_init__(self) -> None:
-        if self.num_players < 3:
-            raise ValueError(f"num_players must be >= 3, got {self.num_players}")
+        if not 3 <= self.num_players <= MAX_PLAYERS_LIMIT:
+            raise ValueError(f"num_players must be in 3..{MAX_PLAYERS_LIMIT}, got {self.num_players}")
         if not 1 <= self.num_undercover <= self.num_players // 2:
             raise ValueError(
                 f"num_undercover must be in 1..{self.num_players // 2} for {self.num_players} players "
                 f"(the undercover are the minority), got {self.num_undercover}"
             )
-        if self.max_rounds < 1:
-            raise ValueError(f"max_rounds must be >= 1, got {self.max_rounds}")
+        if not 1 <= self.max_rounds <= MAX_ROUNDS_LIMIT:
+            raise ValueError(f"max_rounds must be in 1..{MAX_ROUNDS_LIMIT}, got {self.max_rounds}")
         if self.timeout_winner not in ("civilians", "undercover", "none"):
             raise ValueError(f"timeout_winner must be 'civilians', 'undercover' or 'none', got {self.timeout_winner!r}")
         if self.pair_schedule not in PAIR_SCHEDULES:
             raise ValueError(f"pair_schedule must be one of {', '.join(PAIR_SCHEDULES)}, got {self.pair_schedule!r}")
         if self.episodes_per_pair < 1:
             raise ValueError(f"episodes_per_pair must be >= 1, got {self.episodes_per_pair}")
-        if self.max_description_chars < 10 or self.max_description_words < 1:
-            raise ValueError("max_description_chars must be >= 10 and max_description_words >= 1")
+        if not 10 <= self.max_description_chars <= MAX_TEXT_OPTION_CHARS:
+            raise ValueError(f"max_description_chars must be in 10..{MAX_TEXT_OPTION_CHARS}, "
+                             f"got {self.max_description_chars}")
+        if self.max_description_words < 1:
+            raise ValueError(f"max_description_words must be >= 1, got {self.max_description_words}")
 
     @property
     def num_civilians(self) -> int:

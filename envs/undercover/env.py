@@ -112,9 +112,9 @@ class UndercoverEnv(ClueGameEnv):
     """Undercover, N seats (see the module docstring for the full game card).
 
     Args:
-        num_players: players (default 5).
+        num_players: players, 3-20 (default 5).
         num_undercover: undercover players, 1..num_players // 2 (default 2).
-        max_rounds: rounds before the game ends on timeout (default 10).
+        max_rounds: rounds before the game ends on timeout, 1-1000 (default 10).
         timeout_winner: ``"civilians"`` (default, as CoMet's code), ``"undercover"`` or ``"none"``.
         word_pairs: None for CoMet's 200 pairs, a path (JSON or ``a, b`` lines) or a list of pairs.
         themes: restrict to ``"animals"`` and/or ``"food"`` (or your JSON file's themes).
@@ -122,7 +122,7 @@ class UndercoverEnv(ClueGameEnv):
             for method-per-role experiments; the players are still not told their roles.
         strict_word_check: also reject a description containing the own word inside another
             word (``beehive`` for ``bee``) or one word of a multi-word word.
-        max_description_chars: longest description accepted (default 200).
+        max_description_chars: longest description accepted, 10-100000 (default 200).
         pair_schedule: ``"random"`` (default: each game draws its pair) or ``"every_pair"``
             (CoMet's protocol: game ``i`` of a match plays pair ``i // episodes_per_pair`` of
             the list, in order; a match of ``len(pairs) * episodes_per_pair`` games plays every

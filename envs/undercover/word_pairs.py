@@ -14,6 +14,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
+from cluegym.envs.core.data import read_text_file
+
 
 @functools.lru_cache(maxsize=None)
 def _shipped_pairs() -> dict[str, tuple[tuple[str, str], ...]]:
@@ -35,16 +37,15 @@ def load_word_pairs(
         themes: restrict the shipped (or JSON) pairs to these themes, e.g. ``"animals"``.
 
     Raises:
-        FileNotFoundError: the path does not exist. ValueError: a malformed or empty list.
+        OSError: the path does not exist or is no readable file. ValueError: a malformed or
+            empty list, or a file that is not UTF-8 text.
     """
     by_theme: dict[str, Sequence[Sequence[str]]]
     if value is None:
         by_theme = dict(_shipped_pairs())
     elif isinstance(value, (str, Path)):
         path = Path(value)
-        if not path.is_file():
-            raise FileNotFoundError(f"word-pair list {str(path)!r} does not exist")
-        text = path.read_text(encoding="utf-8")
+        text = read_text_file(path, "word-pair list")
         if path.suffix == ".json":
             data = json.loads(text)
             by_theme = data["themes"] if isinstance(data, dict) else {"all": data}

@@ -200,3 +200,38 @@ def test_what_depends_on_a_card_alone_is_kept_and_changes_no_game(monkeypatch, t
         cache.clear()
     assert records(tmp_path / "fresh.jsonl") == kept
     assert not dixit_baselines._CARD_VECTORS and not dixit_baselines._LABEL_IDS and not dixit_baselines._CLUES
+
+
+@pytest.mark.parametrize("spec", ["caption", "glove", "minilm:rank=2"])
+def test_a_caption_agent_is_refused_up_front_where_captions_are_hidden(spec, tmp_path):
+    results = tmp_path / "results.jsonl"
+    with pytest.raises(ValueError, match=r"^player_1: the caption agent reads captions: make the env with "
+                                         r"reveal_captions=True"):
+        run_match("dixit", {"player_1": spec}, games=2, seed=0, results_path=results, progress=False)
+    assert not results.exists()  # refused before any game or file
+    from cluegym.cli import main
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "dixit", "--agent", f"*={spec}", "--games", "1", "--no-progress", "--no-show"])
+    assert str(exit_info.value).startswith("cluegym: error: player_0: the caption agent reads captions")
+    assert "\n" not in str(exit_info.value)
+
+
+def test_a_caption_agent_plays_where_captions_are_shown():
+    summary = run_match("dixit", {"player_1": "caption"}, games=1, seed=0, progress=False,
+                        env_kwargs={"reveal_captions": True, "num_rounds": 2})
+    assert summary["ok"] and summary["seat_counters"]["player_1"]["agent_errors"] == 0
+    assert summary["seat_counters"]["player_1"]["decisions"] > 0
+
+
+def test_the_learning_views_refuse_a_caption_agent_where_captions_are_hidden():
+    from cluegym.wrappers.multiseat import MultiSeatEnv
+    from cluegym.wrappers.selfplay import SelfPlayEnv
+    with pytest.raises(ValueError, match=r"^player_1: the caption agent reads captions"):
+        MultiSeatEnv("dixit", ["player_0"], opponents={"*": "caption"})
+    hidden = SelfPlayEnv("dixit", "player_0", opponents={"*": "random"}, env_kwargs={"num_rounds": 2})
+    with pytest.raises(ValueError, match=r"^player_0: the caption agent reads captions"):
+        hidden.reset(seed=0)  # the learner's delegate (story and distractor) is a caption agent
+    shown = SelfPlayEnv("dixit", "player_0", opponents={"*": "caption"},
+                        env_kwargs={"num_rounds": 2, "reveal_captions": True})
+    shown.reset(seed=0)
+    shown.step(int(np.flatnonzero(shown.action_masks())[0]))

@@ -20,6 +20,7 @@ from cluegym.benchmarks.dixitbench import (
 from cluegym.cli import main
 from cluegym.envs.dixit.deck import load_deck
 from cluegym.envs.dixit.env import get_deck
+from cluegym.harness import with_own_seed
 
 pytestmark = pytest.mark.slow  # MiniLM embeds the captions
 
@@ -143,6 +144,25 @@ def test_evaluate_strategies_with_scripted_agents(bench):
     assert "direct" in format_table(first)
     with pytest.raises(ValueError, match="seed must be a non-negative integer, got -2"):
         evaluate(bench, "random", seed=-2, limit=2)
+
+
+class SeedNoter(FirstCandidate):
+    """Notes the seed of every reset."""
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.resets = [*getattr(self, "resets", []), seed]
+
+
+def test_an_agent_seed_of_its_own_is_mixed_into_its_item_seeds(bench):
+    def resets(**seed: int) -> list[int | None]:
+        agent = SeedNoter("dixit", "player_1", action_space(), **seed)
+        evaluate(bench, agent, limit=3, strategies=("direct",))
+        return agent.resets
+
+    plain = resets()
+    assert resets(seed=5) == [with_own_seed(drawn, 5) for drawn in plain] != resets(seed=6)
+    assert resets() == plain  # an agent without a seed: as before
 
 
 def test_item_observations_match_a_dixit_vote(bench):

@@ -66,6 +66,33 @@ def test_answers_over_http_play_a_taboo_game(tmp_path):
     assert load_record(tmp_path / "g.jsonl", 0)["game"] == "taboo_v0"
 
 
+def test_play_with_every_game_already_played_serves_nothing(tmp_path, capsys):
+    results = tmp_path / "g.jsonl"
+    session = PlaySession("taboo", "defender", {"attacker": "random"}, seed=1, results_path=results)
+    session.start()
+    try:
+        deadline = time.monotonic() + 60
+        while session.state()["status"] != "over" and time.monotonic() < deadline:
+            turn = session.state()["turn"]
+            if turn is not None:
+                session.console.submit(turn["turn_id"], "is it a kind of animal")
+            time.sleep(0.02)
+        assert session.wait(linger_s=0) is not None
+    finally:
+        session.close()
+    played = results.read_text()
+    argv = ["play", "taboo", "--seat", "defender", "--agent", "attacker=random", "--seed", "1", "--port", "0",
+            "--results", str(results)]
+    started = time.monotonic()
+    assert main(argv) == 0 and time.monotonic() - started < 8  # no page, no linger
+    out = capsys.readouterr().out
+    assert "open http" not in out and "already holds all 1 games of this match: nothing to play" in out
+    assert results.read_text() == played
+    later = PlaySession("taboo", "defender", {"attacker": "random"}, seed=1, games=3, results_path=results)
+    assert later.games_left == 2  # more games: the ones not played yet
+    later.close()
+
+
 def test_a_person_plays_a_full_dixit_game_in_chromium(tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait

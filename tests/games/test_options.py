@@ -17,6 +17,7 @@ from cluegym.envs import decrypto_v0
 from cluegym.envs.core.options import OptionError, check_init_options, coerce_value, docstring_args, type_name
 from cluegym.envs.decrypto.env import DecryptoEnv
 from cluegym.envs.dixit.rules import PRESETS, SCORINGS
+from random_play import random_agents, start_game
 
 GAMES = ("decrypto", "dixit", "taboo", "undercover")
 TARGETS = ["apple", "river", "candle", "mountain"]
@@ -142,6 +143,51 @@ def test_range_errors_stay_with_the_game_and_are_one_line(game: str, options: di
         cluegym.make(game, **options)
     assert not isinstance(exc.value, OptionError)  # the type was right; the game judged the value
     _one_line(exc)
+
+
+#: Every numeric game option that sizes what the env builds (spaces, prompts, the records of
+#: every round): ``10**21`` overflowed numpy's C long with a traceback, ``10**8`` built for
+#: minutes and ``10**5`` seats ran out of memory. Each now has an upper bound (the game's, or
+#: the text one of :data:`~cluegym.envs.core.text.MAX_TEXT_OPTION_CHARS`).
+SIZING_OPTIONS = [
+    ("taboo", "max_turns", 1000), ("taboo", "max_utterance_chars", 100_000),
+    ("dixit", "num_rounds", 1000), ("dixit", "max_clue_chars", 100_000),
+    ("undercover", "num_players", 20), ("undercover", "max_rounds", 1000),
+    ("undercover", "max_description_chars", 100_000),
+]
+
+
+@pytest.mark.parametrize("game, name, limit", SIZING_OPTIONS)
+@pytest.mark.parametrize("over", [1, 10**8, 10**21])
+def test_options_that_size_the_env_have_an_upper_bound(game: str, name: str, limit: int, over: int):
+    value = over if over > limit else limit + over
+    options = {"targets": TARGETS} if game == "taboo" else {}
+    with pytest.raises(ValueError, match=rf"^{name} must be in \d+\.\.{limit}, got {value}$") as exc:
+        cluegym.make(game, **options, **{name: value})
+    assert not isinstance(exc.value, OptionError)
+    _one_line(exc)
+
+
+@pytest.mark.parametrize("game, name, limit", SIZING_OPTIONS)
+def test_the_upper_bound_itself_builds_and_plays(game: str, name: str, limit: int):
+    extra = {"num_undercover": 2} if name == "num_players" else {}
+    env = cluegym.make(game, **{name: limit}, **extra)
+    agents = random_agents(env, game)
+    start_game(env, agents, 0)
+    for moves in range(6):  # a few moves: the spaces and the first prompts at the bound work
+        agent = env.agent_selection
+        observation, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            break
+        assert env.observation_space(agent).contains(observation)
+        env.step(agents[agent].act(observation, info))
+    assert moves >= 1 and getattr(env.unwrapped.game_config, name) == limit
+
+
+def test_the_cli_refuses_an_option_over_its_bound_in_one_line(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "undercover", "--env", f"max_rounds={10**21}", "--no-progress", "--no-show"])
+    assert capsys.readouterr().err == "cluegym: error: max_rounds must be in 1..1000, got 1000000000000000000000\n"
 
 
 # -- the shared mechanism -----------------------------------------------------------------------
@@ -282,3 +328,29 @@ def test_cluegym_list_unknown_game(capsys):
         main(["list", "chess"])
     assert exc.value.code == 2
     assert "unknown game 'chess'; registered games: decrypto, dixit, taboo, undercover" in capsys.readouterr().err
+
+
+def test_a_huge_deck_caps_the_official_rounds_at_the_bound():
+    from cluegym.envs.dixit.config import MAX_ROUNDS_LIMIT, preset_config
+    assert preset_config("official", deck_size=84).num_rounds == 1 + (84 - 4 * 6) // 4  # as the deck allows
+    assert preset_config("official", deck_size=100_000).num_rounds == MAX_ROUNDS_LIMIT == 1000
+
+
+# -- options that name a file: a folder, a binary file or a missing one, in one line ------------
+
+@pytest.mark.parametrize("argv, problem", [
+    (["taboo", "--env", "targets={folder}"], "word list '{folder}' is a directory, not a file"),
+    (["taboo", "--env", "targets={binary}"], "word list '{binary}' is not UTF-8 text (byte 0xff at offset 2)"),
+    (["taboo", "--env", "targets={missing}"], "word list '{missing}' does not exist"),
+    (["undercover", "--env", "word_pairs={folder}"], "word-pair list '{folder}' is a directory, not a file"),
+    (["undercover", "--env", "word_pairs={binary}"], "word-pair list '{binary}' is not UTF-8 text"),
+    (["decrypto", "--agent", "alice=glove:vocabulary={binary}"], "word list '{binary}' is not UTF-8 text"),
+    (["decrypto", "--agent", "alice=glove:vectors={folder}"], "word vectors file '{folder}' is a directory, not a file"),
+])
+def test_a_file_option_that_names_no_text_file_is_one_line(tmp_path, argv, problem):
+    paths = {"folder": tmp_path, "binary": tmp_path / "words.bin", "missing": tmp_path / "none.txt"}
+    paths["binary"].write_bytes(b"ab\xff\xfe\x00")
+    with pytest.raises(SystemExit) as exited:
+        main(["run", *(a.format(**paths) for a in argv), "--games", "1", "--no-progress", "--no-show"])
+    message = str(exited.value)
+    assert message.startswith("cluegym: error: ") and problem.format(**paths) in message and "\n" not in message

@@ -10,11 +10,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+import cluegym
 import cluegym.agents
 from cluegym.agents.base import Forfeit
-from cluegym.agents import make_agent, run_match
+from cluegym.agents import make_agent, register_agent, registered_agents, run_match
 from cluegym.agents.random_agent import RandomAgent
 from cluegym.harness import agent_seed, build_agents, play_game
 from cluegym.cli import main
@@ -296,3 +298,42 @@ def test_a_summary_gets_the_permissions_a_plain_open_would_give_it(tmp_path):
     os.umask(umask)
     run_match("taboo", {"*": "random"}, games=1, seed=0, summary_path=tmp_path / "summary.json", progress=False)
     assert (tmp_path / "summary.json").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+# -- the EnvChecker hook: an agent refuses an env configuration before any game ------------------
+
+class NeedsLongGames(RandomAgent):
+    """A random player that refuses Decrypto games shorter than four turns."""
+
+    def check_env(self, env: Any) -> None:
+        if env.unwrapped.game_config.max_turns < 4:
+            raise ValueError("needs max_turns >= 4")
+
+
+def test_an_agent_can_refuse_the_env_before_any_game(monkeypatch, tmp_path):
+    registered_agents()
+    monkeypatch.setattr(cluegym.agents, "AGENTS", dict(cluegym.agents.AGENTS))
+    register_agent("picky", NeedsLongGames)
+    results = tmp_path / "results.jsonl"
+    with pytest.raises(ValueError, match=r"^eve: needs max_turns >= 4$"):
+        run_match("decrypto", {"eve": "picky"}, games=2, seed=0, env_kwargs={"max_turns": 3}, results_path=results,
+                  progress=False)
+    assert not results.exists()
+    env = cluegym.make("decrypto", max_turns=3)
+    with pytest.raises(ValueError, match=r"^bob: needs"):
+        build_agents("decrypto", env, {"alice": "random", "bob": "picky"}, make_agent=make_agent)
+    assert run_match("decrypto", {"eve": "picky"}, games=2, seed=0, env_kwargs={"max_turns": 4}, progress=False)["ok"]
+
+
+def test_a_learning_view_that_draws_a_refusing_opponent_keeps_its_game(monkeypatch):
+    registered_agents()
+    monkeypatch.setattr(cluegym.agents, "AGENTS", dict(cluegym.agents.AGENTS))
+    register_agent("picky", NeedsLongGames)
+    from cluegym.wrappers.selfplay import SelfPlayEnv
+    env = SelfPlayEnv("decrypto", "bob", opponents={"alice": "random", "eve": "random"}, env_kwargs={"max_turns": 3})
+    env.reset(seed=0)
+    state, players = env.aec.unwrapped.state, dict(env._players)
+    with pytest.raises(ValueError, match=r"^eve: needs max_turns >= 4$"):
+        env.reset(seed=1, options={"opponents": {"eve": "picky"}})
+    assert env.aec.unwrapped.state is state and env._players == players  # the last game, as it was
+    env.step(int(np.flatnonzero(env.action_masks())[0]))  # and it goes on

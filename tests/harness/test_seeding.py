@@ -15,7 +15,9 @@ import cluegym
 import cluegym.agents
 from cluegym.agents import make_agent, register_agent, registered_agents, run_match
 from cluegym.agents.random_agent import RandomAgent
-from cluegym.harness import agent_seed, own_seed_of, play_match_game
+from cluegym.harness import agent_seed, own_seed_of, play_match_game, with_own_seed
+from cluegym.wrappers.multiseat import MultiSeatEnv
+from cluegym.wrappers.selfplay import SelfPlayEnv
 
 #: seat -> the seeds its agents were reset with, in order (filled by SeedSpy).
 RESETS: dict[str, list[int | None]] = {}
@@ -113,3 +115,57 @@ def test_spec_seeded_games_replay_alone_resumed_and_at_any_concurrency(tmp_path)
     _, line = play_match_game("taboo", signature["seats"], 3, seed=2, env_kwargs={}, signature=signature,
                               make_agent=make_agent)
     assert line.strip() == _rows(whole)[3]
+
+
+# -- the learning views: SelfPlayEnv and the multi-seat view draw their opponents' seeds ---------
+
+def _view_resets(view: str, spec: str, seed: int = 0, games: int = 4) -> list[int | None]:
+    """The seeds the Taboo attacker ``spec`` was reset with over ``games`` games of ``view``."""
+    RESETS.clear()
+    if view == "selfplay":
+        env = SelfPlayEnv("taboo", "defender", opponents={"attacker": spec})
+        for game in range(games):
+            env.reset(seed=seed if game == 0 else None)
+    else:
+        env = MultiSeatEnv("taboo", ["defender"], opponents={"attacker": spec})
+        for game in range(games):
+            env.reset(seed=seed if game == 0 else None)
+    return list(RESETS["attacker"])
+
+
+@pytest.mark.parametrize("view", ["selfplay", "multiseat"])
+def test_a_learning_view_mixes_a_spec_seed_into_its_opponents_seeds(spy, view):
+    plain = _view_resets(view, "spy")
+    five = _view_resets(view, "spy:seed=5")
+    assert five == [with_own_seed(drawn, 5) for drawn in plain]  # the same draws, the own seed mixed in
+    assert five != _view_resets(view, "spy:seed=6") and five == _view_resets(view, "spy:seed=5")
+    assert len(set(five)) == len(five) and not set(five) & set(plain)
+    assert plain == _view_resets(view, "spy")  # an opponent without a seed: as before
+
+
+def test_a_learning_view_opponent_with_a_spec_seed_plays_differently():
+    def openings(spec: str) -> list[str]:
+        env = SelfPlayEnv("taboo", "defender", opponents={"attacker": spec})
+        texts = []
+        for seed in range(6):
+            env.reset(seed=seed)
+            texts.append(env.raw.state.dialogue[0].text)
+        return texts
+
+    five = openings("random:seed=5")
+    assert five == openings("random:seed=5") and five != openings("random:seed=6") and five != openings("random")
+
+
+def test_explicit_agent_seeds_are_used_as_given(spy):
+    env = SelfPlayEnv("taboo", "defender", opponents={"attacker": "spy:seed=5"})
+    RESETS.clear()
+    env.reset(seed=0, options={"agent_seeds": {"attacker": 77}})
+    assert RESETS["attacker"] == [77]
+
+
+def test_with_own_seed_keeps_a_seed_without_one_and_mixes_one_in():
+    assert with_own_seed(123, None) == 123
+    mixed = {with_own_seed(d, s) for d in range(5) for s in (0, 1, 5, 2**40)}
+    assert len(mixed) == 20 and not mixed & set(range(5))
+    assert with_own_seed(9, 5) == with_own_seed(9, np.int64(5)) and 0 <= with_own_seed(9, 5) < 2**63
+

@@ -14,6 +14,8 @@ from cluegym.agents import make_agent
 from cluegym.envs.core.options import check_reset_options
 from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.seats import UnknownSeatError, seat_entry, seat_get
+from cluegym.harness.seats import check_agents_fit
+from cluegym.harness.seeding import own_seed_of, with_own_seed
 from cluegym.wrappers.seat_task import choice_index, last_verdict, penalty
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
@@ -127,6 +129,11 @@ class MultiSeatEnv(AECEnv):
         # Per learning seat, how its observation is built (lean where the task allows it).
         self._observers = {seat: task.observer(self.game_env, self._delegates.get(seat))
                            for seat, task in self.tasks.items()}
+        check_agents_fit(self.game_env, {**self._players, **self._delegates})
+        # Each agent with its spec's own seed (mixed into the seed drawn for it every game, as a
+        # match mixes it), read once: specs do not change.
+        self._own_seeds = [(agent, own_seed_of(agent))
+                           for agent in [*self._players.values(), *self._delegates.values()]]
         self._rng: np.random.Generator | None = None
         self._pending: dict[str, tuple[dict[str, Any], dict[str, Any], list[Any] | None]] = {}
         # seat -> (the pending decision it was built for, its padded mask): see _action_mask.
@@ -155,8 +162,8 @@ class MultiSeatEnv(AECEnv):
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self.game_env.reset(seed=integers(self._rng, 2**63 - 1))
-        for agent in [*self._players.values(), *self._delegates.values()]:
-            agent.reset(integers(self._rng, 2**63 - 1))
+        for agent, own_seed in self._own_seeds:
+            agent.reset(with_own_seed(integers(self._rng, 2**63 - 1), own_seed))
         self._pending = {}
         self.game_rewards = {seat: 0.0 for seat in self.possible_agents}
         self.shaping_rewards = {seat: 0.0 for seat in self.possible_agents}
