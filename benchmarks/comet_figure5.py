@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from cluegym.benchmarks.comet_common import cell, parse_methods, run_cli
-from cluegym.benchmarks.plotting import pyplot, save_figure
+from cluegym.benchmarks.plotting import figure_path, pyplot, save_figure
 from cluegym.benchmarks.comet_table1 import add_table1_args
 from cluegym.benchmarks.comet_table1 import run as run_table1
+from cluegym.benchmarks.usage import check_outputs
 from cluegym.envs.undercover.metrics import METRIC_NAMES
 
 __all__ = ["axes_of", "format_table", "load_table", "main", "plot"]
@@ -103,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="comet_figure5.png", help="PNG path (default comet_figure5.png)")
     add_table1_args(parser)
     args = parser.parse_args(argv)
+    # the file matplotlib writes (``--out adir`` wrote adir.png), checked before any game
+    try:
+        args.out = figure_path(args.out)
+    except ValueError as exc:
+        parser.error(str(exc))
+    check_outputs(parser, {"--out": args.out}, inputs={"--table": args.table})
 
     def body() -> int:
         start = time.perf_counter()

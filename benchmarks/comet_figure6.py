@@ -39,7 +39,8 @@ from cluegym.benchmarks.comet_common import (
     add_endpoint_args, add_schedule_args, cell, endpoint_specs, metaphor_success, parse_methods, play_both_roles,
     play_undercover, report, run_cli, schedule_kwargs, with_endpoint,
 )
-from cluegym.benchmarks.plotting import pyplot, save_figure
+from cluegym.benchmarks.plotting import figure_path, pyplot, save_figure
+from cluegym.benchmarks.usage import check_outputs
 from cluegym.envs.undercover.metrics import method_metrics
 
 __all__ = ["DEFAULT_VARIANTS", "accumulate", "format_table", "main", "parse_counts", "plot", "run"]
@@ -211,6 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     add_schedule_args(parser)
     add_endpoint_args(parser)
     args = parser.parse_args(argv)
+    # before the games: --json or --out the pool's own file overwrote the experiences it keeps
+    try:
+        args.out = figure_path(args.out)
+    except ValueError as exc:
+        parser.error(str(exc))
+    check_outputs(parser, {"--out": args.out, "--json": args.json}, inputs={"--pool": args.pool})
 
     def body() -> int:
         start = time.perf_counter()

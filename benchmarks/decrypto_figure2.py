@@ -24,9 +24,44 @@ from pathlib import Path
 
 import numpy as np
 
-from cluegym.agents import run_match
+from cluegym.agents import AgentSpecError, check_agent_spec, run_match
+from cluegym.benchmarks.plotting import figure_path, pyplot, save_figure
+from cluegym.benchmarks.usage import check_outputs, positive_int
 
 PAIRS = {"SP glove->glove": ("glove", "glove"), "XP glove->word2vec": ("glove", "word2vec")}
+
+
+def parse_ks(text: str) -> list[int]:
+    """An argparse ``type``: ``"1,2,4"`` -> ``[1, 2, 4]``, each an integer >= 1, none repeated.
+
+    Example:
+        >>> parse_ks("1,2,4")
+        [1, 2, 4]
+    """
+    try:
+        ks = [int(k) for k in text.split(",")]
+    except ValueError:
+        ks = []
+    if not ks or min(ks) < 1:
+        raise argparse.ArgumentTypeError(f"must be comma-separated integers >= 1, got {text!r}")
+    if len(set(ks)) < len(ks):  # a repeated K would be played twice and kept once
+        raise argparse.ArgumentTypeError(f"repeats a K value: {text!r}")
+    return ks
+
+
+def check_specs(ks: list[int], eve: str) -> None:
+    """Every spec a match of :func:`run` builds is a valid agent, checked before the first one.
+
+    Raises:
+        AgentSpecError: the first bad spec, its seat named.
+    """
+    specs = [(seat, spec) for alice_emb, bob_emb in PAIRS.values()
+             for seat, spec in [*(("alice", f"{alice_emb}:k={k}") for k in ks), ("bob", bob_emb)]]
+    for seat, spec in [*specs, ("eve", eve)]:
+        try:
+            check_agent_spec(spec, game="decrypto", seat=seat)
+        except AgentSpecError as exc:
+            raise AgentSpecError(f"{'--eve' if seat == 'eve' else seat}: {exc}") from None
 
 
 def run(ks: list[int], games: int, seeds: int, eve: str, progress: bool = True) -> dict:
@@ -79,12 +114,7 @@ def format_table(table: dict, ks: list[int]) -> str:
 
 def plot(table: dict, ks: list[int], out: Path) -> None:
     """Two panels as in the paper: miscommunication share and average length vs K (log x)."""
-    # Deferred on purpose: pyplot is heavy, and the Agg backend must be chosen before it loads
-    # (doing that at import time would change the backend of any program importing this module).
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for name in table:
@@ -102,19 +132,26 @@ def plot(table: dict, ks: list[int], out: Path) -> None:
         ax.legend()
     fig.suptitle("Decrypto embedding baselines: self-play vs cross-play (Figure 2 trend)")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out, dpi=120)  # creates the folder (savefig alone failed after the games)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=32, help="games per (pair, K, seed) (default 32)")
-    parser.add_argument("--seeds", type=int, default=3, help="match seeds (default 3)")
-    parser.add_argument("--ks", default="1,2,4,8,16,32,64,128,256,512", help="comma-separated K values")
+    parser.add_argument("--games", type=positive_int, default=32, help="games per (pair, K, seed) (default 32)")
+    parser.add_argument("--seeds", type=positive_int, default=3, help="match seeds (default 3)")
+    parser.add_argument("--ks", type=parse_ks, default="1,2,4,8,16,32,64,128,256,512", help="comma-separated K values")
     parser.add_argument("--eve", default="glove", help="interceptor agent spec (default glove)")
     parser.add_argument("--out", default="decrypto_figure2.png", help="PNG path")
     parser.add_argument("--json", help="also write the raw per-seed metrics here")
     args = parser.parse_args(argv)
-    ks = [int(k) for k in args.ks.split(",")]
+    ks = args.ks
+    # every usage error before the first match: the agents, the paths written at the end
+    try:
+        args.out = figure_path(args.out)
+        check_specs(ks, args.eve)
+    except ValueError as exc:
+        parser.error(str(exc))
+    check_outputs(parser, {"--out": args.out, "--json": args.json})
     start = time.perf_counter()
     table = run(ks, args.games, args.seeds, args.eve)
     elapsed = time.perf_counter() - start

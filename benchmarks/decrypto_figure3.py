@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from cluegym.agents import run_match
+from cluegym.agents import AgentSpecError, check_agent_spec, run_match
 from cluegym.agents.encoders import EMBEDDINGS
-from cluegym.benchmarks.plotting import pyplot, save_figure
+from cluegym.benchmarks.plotting import figure_path, pyplot, save_figure
+from cluegym.benchmarks.usage import check_outputs
 
 #: The agents of the default matrix: the packaged embeddings.
 DEFAULT_AGENTS: dict[str, str] = {name: name for name in EMBEDDINGS}
@@ -141,7 +142,12 @@ def plot(table: dict[str, Any], out: Path, title: str) -> None:
 
 def parse_agents(items: list[str] | None, default: dict[str, str] | None = None) -> dict[str, str]:
     """``["gpt=llm-cot:model=x", "glove"]`` -> ``{"gpt": "llm-cot:model=x", "glove": "glove"}``;
-    no items: ``default`` (this figure's embedding baselines when None)."""
+    no items: ``default`` (this figure's embedding baselines when None).
+
+    Raises:
+        ValueError: an item without a label or a spec, or a label given twice (the later one
+            silently replaced the earlier agent).
+    """
     if not items:
         return dict(DEFAULT_AGENTS if default is None else default)
     agents: dict[str, str] = {}
@@ -150,9 +156,30 @@ def parse_agents(items: list[str] | None, default: dict[str, str] | None = None)
         if not eq or ":" in label:  # "glove:k=8" has its '=' inside the spec, not a label
             label, spec = item, item
         if not label.strip() or not spec.strip():
-            raise SystemExit(f"--agent {item!r}: expected LABEL=SPEC or SPEC")
+            raise ValueError(f"--agent {item!r}: expected LABEL=SPEC or SPEC")
+        if label.strip() in agents:
+            raise ValueError(f"--agent label {label.strip()!r} is given twice")
         agents[label.strip()] = spec.strip()
     return agents
+
+
+def check_specs(agents: dict[str, str], k: int, eve: str) -> None:
+    """Every spec as each seat plays it (:func:`role_specs`, and ``eve``) is a valid agent,
+    checked before the first match (a bad one failed after the earlier cells had played).
+
+    Raises:
+        AgentSpecError: the first bad spec, its label and seat named.
+    """
+    for label, spec in agents.items():
+        for seat, seat_spec in role_specs(spec, k).items():
+            try:
+                check_agent_spec(seat_spec, game="decrypto", seat=seat)
+            except AgentSpecError as exc:
+                raise AgentSpecError(f"--agent {label} as {seat}: {exc}") from None
+    try:
+        check_agent_spec(eve, game="decrypto", seat="eve")
+    except AgentSpecError as exc:
+        raise AgentSpecError(f"--eve: {exc}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,7 +196,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games < 1 or args.seeds < 1 or args.k < 1:
         parser.error("--games, --seeds and --k must be >= 1")
-    agents = parse_agents(args.agent)
+    # every usage error before the first match: the paths written at the end, the agents
+    try:
+        args.out = figure_path(args.out)
+        agents = parse_agents(args.agent)
+        check_specs(agents, args.k, args.eve)
+    except ValueError as exc:
+        parser.error(str(exc))
+    check_outputs(parser, {"--out": args.out, "--json": args.json})
     start = time.perf_counter()
     table = run(agents, args.k, args.eve, args.games, args.seeds, progress=not args.no_progress)
     elapsed = time.perf_counter() - start

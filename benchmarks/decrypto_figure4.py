@@ -41,7 +41,8 @@ from tqdm import tqdm
 
 from cluegym.agents import run_match
 from cluegym.agents.llm.adapters.decrypto_variants import MODE_NAMES, MODES
-from cluegym.benchmarks.plotting import pyplot, save_figure
+from cluegym.benchmarks.plotting import figure_path, pyplot, save_figure
+from cluegym.benchmarks.usage import check_outputs
 
 #: The paper's four classes, in its order: which of Alice's and Bob's modes match.
 MATCH_CLASSES: tuple[str, ...] = ("both match", "system only", "user only", "neither")
@@ -292,8 +293,19 @@ def main(argv: list[str] | None = None) -> int:
         label, name = (label, name) if eq else (item or "smollm2-135m", item)
         if eq and not (label.strip() and name.strip()):
             parser.error(f"--model {item!r}: expected LABEL=NAME or NAME")
+        if label.strip() in models:  # the later one silently replaced the earlier panel
+            parser.error(f"--model label {label.strip()!r} is given twice")
         models[label.strip()] = model_spec(args.backend, name, args.base_url, args.llm_options)
-    combos = sample_combos(None if args.all else args.per_class, seed=args.seed)
+    # the paths written at the end, checked before the games
+    try:
+        args.out = figure_path(args.out)
+    except ValueError as exc:
+        parser.error(str(exc))
+    check_outputs(parser, {"--out": args.out, "--json": args.json})
+    try:
+        combos = sample_combos(None if args.all else args.per_class, seed=args.seed)
+    except ValueError as exc:  # numpy's "expected non-negative integer" for --seed -1
+        parser.error(f"--seed: {exc}")
     start = time.perf_counter()
     try:
         rows = run(models, combos, games=args.games, seeds=args.seeds, eve=args.eve, concurrency=args.concurrency,

@@ -38,8 +38,9 @@ import numpy as np
 from tqdm import tqdm
 
 import cluegym
-from cluegym.agents import make_agent
+from cluegym.agents import AgentSpecError, check_agent_spec, make_agent
 from cluegym.benchmarks.decrypto_figure3 import parse_agents
+from cluegym.benchmarks.usage import check_outputs, positive_int
 from cluegym.envs.decrypto.rules import DecryptoState, TurnRecord
 
 #: role name -> (the seat replaced, the event it counts)
@@ -192,21 +193,30 @@ def main(argv: list[str] | None = None) -> int:
                         help="the seat the new agents take: interceptor (Eve) or decoder (Bob)")
     parser.add_argument("--agent", action="append", metavar="[LABEL=]SPEC",
                         help="a new guesser (repeat; default: glove, word2vec)")
-    parser.add_argument("--seeds", type=int, default=3, help="agent seeds (the paper's 3)")
-    parser.add_argument("--miscommunication-limit", type=int, default=2, help="rescoring limit (default 2)")
-    parser.add_argument("--interception-limit", type=int, default=2, help="rescoring limit (default 2)")
+    parser.add_argument("--seeds", type=positive_int, default=3, help="agent seeds (the paper's 3)")
+    parser.add_argument("--miscommunication-limit", type=positive_int, default=2, help="rescoring limit (default 2)")
+    parser.add_argument("--interception-limit", type=positive_int, default=2, help="rescoring limit (default 2)")
     parser.add_argument("--json", help="also write the table here")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.seeds < 1:
-        parser.error("--seeds must be >= 1")
+    # --json the same file as --results overwrote the recorded games with the table
+    check_outputs(parser, {"--json": args.json}, inputs={"--results": args.results})
     try:
         games = read_games(args.results)
     except (OSError, ValueError) as exc:
         parser.error(str(exc))
-    agents = parse_agents(args.agent, default={"glove": "glove", "word2vec": "word2vec"})
+    seat = ROLES[args.role][0]
+    try:
+        agents = parse_agents(args.agent, default={"glove": "glove", "word2vec": "word2vec"})
+        for label, spec in agents.items():  # checked before any replay (a bad one failed after the others)
+            try:
+                check_agent_spec(spec, game="decrypto", seat=seat)
+            except AgentSpecError as exc:
+                raise AgentSpecError(f"--agent {label}: {exc}") from None
+        env = make_env(games, args.miscommunication_limit, args.interception_limit)
+    except ValueError as exc:  # also a limit the game refuses, or records of another game shape
+        parser.error(str(exc))
     start = time.perf_counter()
-    env = make_env(games, args.miscommunication_limit, args.interception_limit)
     table = run(games, args.role, agents, args.seeds, env, progress=not args.no_progress)
     recorded = recorded_score(games, ROLES[args.role][0], env)
     print(format_table(table, args.role, recorded))

@@ -35,7 +35,8 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from cluegym.agents import make_agent, parse_agent_spec
+from cluegym.agents import AgentSpecError, check_agent_spec, make_agent, parse_agent_spec
+from cluegym.benchmarks.usage import UsageError, check_outputs, parse_assignments, parse_option_value, positive_int
 from cluegym.envs.core.registry import env_module
 from cluegym.harness import GameSlots, agent_seed, game_seed, own_seed_of, play_game_async, run_carrying_stops
 
@@ -46,6 +47,17 @@ def _with_tom(spec: str) -> str:
     name, params = parse_agent_spec(spec)
     params.setdefault("tom", "true")
     return name + ":" + ",".join(f"{k}={v}" for k, v in params.items())
+
+
+def seat_specs(spec: str, alice: str | None = None, bob: str | None = None,
+               eve: str | None = None) -> dict[str, str]:
+    """The spec each seat plays (``tom=true`` added for Alice and Eve), as :func:`run_tom_eval` builds them.
+
+    Example:
+        >>> seat_specs("llm-cot:model=m")["alice"]
+        'llm-cot:model=m,tom=true'
+    """
+    return {"alice": _with_tom(alice or spec), "bob": bob or spec, "eve": _with_tom(eve or spec)}
 
 
 def prediction_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -140,7 +152,7 @@ def run_tom_eval(spec: str = "llm-cot", *, alice: str | None = None, bob: str | 
     Returns:
         ``{"table2", "table3", "metrics", "records"}``.
     """
-    specs = {"alice": _with_tom(alice or spec), "bob": bob or spec, "eve": _with_tom(eve or spec)}
+    specs = seat_specs(spec, alice, bob, eve)
     records = run_carrying_stops(_play_tom_games(specs, games, seed, dict(env_kwargs or {}), concurrency, progress))
     rows = [row for record in records for row in record["tom"]["belief_probes"]]
     metrics = env_module("decrypto").metrics([r["result"] for r in records])
@@ -154,19 +166,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--alice")
     parser.add_argument("--bob")
     parser.add_argument("--eve")
-    parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--games", type=positive_int, default=4)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--concurrency", type=positive_int, default=1)
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", help="write tables and records as JSON here")
     args = parser.parse_args(argv)
-    env_kwargs = {}
-    for item in args.env:
-        key, _, value = item.partition("=")
-        try:
-            env_kwargs[key] = json.loads(value)
-        except json.JSONDecodeError:
-            env_kwargs[key] = value
+    # every usage error before the first (LLM) game: a bad --out was found after all of them
+    if args.seed < 0:  # else refused by the first game, after its agents (a model) were built
+        parser.error(f"--seed must be an integer >= 0, got {args.seed}")
+    check_outputs(parser, {"--out": args.out})
+    try:
+        env_kwargs = {key: parse_option_value(value)
+                      for key, value in parse_assignments(args.env, "--env", "KEY=VALUE").items()}
+    except UsageError as exc:
+        parser.error(str(exc).removeprefix("cluegym: error: "))
+    try:
+        env_module("decrypto").env(**env_kwargs)  # the options every game builds its env with
+        for seat, spec in seat_specs(args.spec, args.alice, args.bob, args.eve).items():
+            try:
+                check_agent_spec(spec, game="decrypto", seat=seat)
+            except AgentSpecError as exc:
+                raise AgentSpecError(f"{seat} plays {spec!r}: {exc}") from None
+    except ValueError as exc:
+        parser.error(str(exc))
     out = run_tom_eval(args.spec, alice=args.alice, bob=args.bob, eve=args.eve, games=args.games, seed=args.seed,
                        env_kwargs=env_kwargs, concurrency=args.concurrency, progress=True)
     print("Table 2 (Alice predicts Eve):", json.dumps(out["table2"]))

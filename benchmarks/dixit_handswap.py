@@ -29,10 +29,11 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from cluegym.agents import AgentSpecError, run_match
+from cluegym.agents import AgentSpecError, check_agent_spec, run_match
 from cluegym.envs.dixit.config import PAPER_SEED
 from cluegym.envs.dixit.seating import pair_seating
 from cluegym.benchmarks.plotting import pyplot, save_figure
+from cluegym.benchmarks.usage import check_outputs, positive_int
 
 #: The two conditions compared: the hand swap on (the paper) and off.
 CONDITIONS: tuple[tuple[str, bool], ...] = (("swap", True), ("no swap", False))
@@ -151,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--a", default="vision:rank=1", help="agent A (default vision:rank=1)")
     parser.add_argument("--b", default="vision:rank=5", help="agent B (default vision:rank=5)")
-    parser.add_argument("--deals", type=int, default=8, help="deals (games) per seating and condition (default 8)")
+    parser.add_argument("--deals", type=positive_int, default=8,
+                        help="deals (games) per seating and condition (default 8)")
     parser.add_argument("--seed", type=int, default=PAPER_SEED, help=f"match seed (default {PAPER_SEED})")
     parser.add_argument("--deck", help="folder of card images (default: the shipped deck)")
     parser.add_argument("--captions", help="captions JSON for --deck")
@@ -159,11 +161,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", help="write the check as JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = parser.parse_args(argv)
+    # usage errors before the matches (argparse's exit 2): an unwritable --json failed after the run
+    if args.a == args.b:
+        parser.error(f"--a and --b are both {args.a!r}: the hand-swap check needs two different agents")
+    for flag, spec in (("--a", args.a), ("--b", args.b)):
+        try:
+            check_agent_spec(spec, game="dixit", seat="player_0")
+        except AgentSpecError as exc:
+            parser.error(f"{flag}: {exc}")
+    check_outputs(parser, {"--out": args.out, "--json": args.json})
     env = {k: v for k, v in (("deck", args.deck), ("captions", args.captions)) if v is not None}
     start = time.perf_counter()
     try:
         run = check(args.a, args.b, deals=args.deals, seed=args.seed, env=env, progress=not args.no_progress)
-    except (AgentSpecError, ValueError, TypeError, RuntimeError) as exc:
+    except (AgentSpecError, ValueError, TypeError) as exc:  # bad input (a seed, a deck) found by the match
+        parser.error(str(exc))
+    except RuntimeError as exc:  # a match that played and failed
         raise SystemExit(f"dixit_handswap: error: {exc}")
     print(f"\n({time.perf_counter() - start:.0f} s)")
     print(format_check(run))

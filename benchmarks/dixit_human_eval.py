@@ -15,6 +15,8 @@ Usage:
     cluegym run dixit --agent '*=vision' --games 2 --results games.jsonl
     python -m cluegym.benchmarks.dixit_human_eval export --results games.jsonl --raters 3 --out sheet.csv
     python -m cluegym.benchmarks.dixit_human_eval score --sheet sheet.csv
+
+``export`` refuses an existing ``--out`` (it may hold the raters' ratings) unless ``--overwrite``.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import sys
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NoReturn, Sequence
 
 from tqdm.auto import tqdm
 
+from cluegym.benchmarks.usage import UsageError, check_outputs, positive_int
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.dixit.env import get_deck
 from cluegym.envs.dixit.human_eval import RATING_SCALE, model_scores
@@ -35,13 +39,16 @@ from cluegym.envs.dixit.human_eval import RATING_SCALE, model_scores
 BASE_COLUMNS: tuple[str, ...] = (
     "clue_id", "agent", "clue", "target", "target_image", "candidates", "candidate_images", "target_number",
 )
+#: What each recorded round must hold for the sheet (:func:`sheet_rows`).
+ROUND_KEYS: tuple[str, ...] = ("round", "storyteller", "clue", "target", "candidates")
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """The finished games of a results JSONL (``{"match", "record"}`` rows), each with its seats.
 
     Raises:
-        FileNotFoundError: no such file. ValueError: a row that is not a Dixit game record.
+        FileNotFoundError: no such file. ValueError: a row that is not JSON or not a Dixit game
+            record (the message names the row).
     """
     path = Path(path)
     if not path.is_file():
@@ -50,12 +57,21 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        row = json.loads(line)
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{number} is not a JSON row ({exc})") from None
         record = row.get("record") if isinstance(row, dict) else None
         if not isinstance(record, dict) or "result" not in record:
             continue  # an errored game: nothing to rate
         if record.get("game") not in ("dixit", "dixit_v0"):
             raise ValueError(f"{path}:{number} is a {record.get('game')!r} game, not dixit")
+        # checked here, where the row is known: a bare KeyError from sheet_rows named neither
+        rounds = record["result"].get("rounds") if isinstance(record["result"], dict) else None
+        if not isinstance(rounds, list) or not all(isinstance(r, dict) and all(k in r for k in ROUND_KEYS)
+                                                   for r in rounds):
+            raise ValueError(f"{path}:{number} is not a finished Dixit game record: its result needs a list of "
+                             f"rounds, each with {', '.join(ROUND_KEYS)}")
         games.append({"seats": row.get("match", {}).get("seats", {}), "record": record, "index": row.get("index")})
     return games
 
@@ -120,8 +136,9 @@ def score_sheet(path: str | Path, progress: bool = False) -> dict[str, dict[str,
     """Table 3 from a filled sheet: per agent, Clarity, Creativity and human accuracy.
 
     Raises:
-        FileNotFoundError: no sheet. ValueError: a rating outside 1-5 or a guess that is not a
-            candidate number (the message names the row and column).
+        FileNotFoundError: no sheet. ValueError: a file without the sheet's columns, a rating
+            outside 1-5 or a guess that is not a candidate number (the message names the row and
+            column).
     """
     path = Path(path)
     if not path.is_file():
@@ -130,7 +147,10 @@ def score_sheet(path: str | Path, progress: bool = False) -> dict[str, dict[str,
     creativity: dict[str, list[list[int]]] = {}
     guesses: dict[str, list[bool]] = {}
     with path.open(newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+        reader = csv.DictReader(f)
+        rows = list(reader)
+        columns = list(reader.fieldnames or [])
+    _check_columns(path, columns)
     for number, row in enumerate(tqdm(rows, desc="scoring", unit="clue", disable=not progress), 2):
         agent = row.get("agent", "")
         for kind, table in (("clarity", clarity), ("creativity", creativity)):
@@ -145,6 +165,28 @@ def score_sheet(path: str | Path, progress: bool = False) -> dict[str, dict[str,
                 raise ValueError(f"{path}:{number} human_guess: a candidate number 1-{candidates}, got {guess!r}")
             guesses.setdefault(agent, []).append(guess == row["target_number"].strip())
     return model_scores(clarity, creativity, guesses)
+
+
+def _check_columns(path: Path, columns: Sequence[str]) -> None:
+    """Raise ValueError unless ``columns`` are a sheet's: a file of other columns (a results
+    JSONL) scored as an empty table, and a guess without ``target_number`` was a KeyError."""
+    rated = [c for c in columns if c == "human_guess" or c.startswith(("clarity_", "creativity_"))]
+    if "agent" not in columns and not rated:
+        raise ValueError(f"{path} has no sheet columns (agent, clarity_k, creativity_k, human_guess): "
+                         "is it a sheet written by the export command?")
+    needed = ["agent", *(("candidates", "target_number") if "human_guess" in columns else ())]
+    missing = [c for c in needed if c not in columns]
+    if missing:
+        raise ValueError(f"sheet {path} lacks the column(s) {', '.join(missing)} (the export command writes them)")
+
+
+def _input_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
+    """argparse's one-line usage error (exit 2) for a bad input file, raised as a
+    :class:`~cluegym.benchmarks.usage.UsageError` whose text keeps the message for callers of
+    :func:`main`."""
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    raise UsageError(message)
 
 
 def format_scores(table: dict[str, dict[str, float]]) -> str:
@@ -165,12 +207,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     export = sub.add_parser("export", help="write the rating sheet (CSV) of recorded games' clues")
     export.add_argument("--results", required=True, help="results JSONL of cluegym run dixit --results")
-    export.add_argument("--raters", type=int, default=3, help="rating columns per measure (default 3)")
+    export.add_argument("--raters", type=positive_int, default=3, help="rating columns per measure (default 3)")
     export.add_argument("--out", default="dixit_ratings.csv", help="sheet CSV (default dixit_ratings.csv)")
+    export.add_argument("--overwrite", action="store_true",
+                        help="replace an existing --out (without it, an existing file is refused: it may hold ratings)")
     score = sub.add_parser("score", help="Table 3 from a filled sheet")
     score.add_argument("--sheet", required=True, help="the filled sheet CSV")
     score.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = parser.parse_args(argv)
+    command = export if args.command == "export" else score
+    if args.command == "export":
+        # before reading a game: a filled sheet (or the results themselves) overwritten was the raters' work lost
+        check_outputs(export, {"--out": args.out}, inputs={"--results": args.results})
+        if Path(args.out).exists() and not args.overwrite:
+            export.error(f"--out {args.out} already exists (it may hold the raters' ratings); choose another --out "
+                         "or replace it with --overwrite")
     try:
         if args.command == "export":
             rows = sheet_rows(tqdm(read_records(args.results), desc="games", unit="game"), raters=args.raters)
@@ -178,8 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"creativity_k (1-5: 3 = balanced clarity) and human_guess (candidate number)")
             return 0
         print(format_scores(score_sheet(args.sheet, progress=not args.no_progress)))
-    except (FileNotFoundError, ValueError, json.JSONDecodeError) as exc:
-        raise SystemExit(f"dixit_human_eval: error: {exc}")
+    except (OSError, ValueError, csv.Error) as exc:  # a bad input file: a usage error, as argparse's (exit 2)
+        _input_error(command, str(exc))
     return 0
 
 

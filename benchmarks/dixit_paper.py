@@ -31,8 +31,9 @@ import argparse
 import json
 from typing import Any, Mapping
 
-from cluegym.agents import AgentSpecError, parse_agent_spec, run_match
+from cluegym.agents import AgentSpecError, check_agent_spec, parse_agent_spec, run_match
 from cluegym.agents.llm.adapters.dixit import PAPER_AGENT_OPTIONS
+from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_option_value, positive_int
 from cluegym.envs.dixit.config import PAPER_ENV_OPTIONS, PAPER_SEED
 from cluegym.harness import format_metrics
 
@@ -85,17 +86,13 @@ def preset_options(preset: str, agents: Mapping[str, str], env: Mapping[str, Any
             {**PAPER_ENV_OPTIONS, **dict(env or {})})
 
 
-def _assignments(items: list[str], what: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key or not value:
-            raise SystemExit(f"dixit_paper: error: {what} {item!r} must look like NAME=VALUE")
-        try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip()] = value.strip()
-    return out
+def _assignments(parser: argparse.ArgumentParser, items: list[str], what: str, form: str) -> dict[str, str]:
+    """Repeated ``NAME=VALUE`` options; a malformed one or a name given twice (the later one
+    silently won) is argparse's usage error."""
+    try:
+        return parse_assignments(items, what, form)
+    except UsageError as exc:
+        parser.error(str(exc).removeprefix("cluegym: error: "))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,23 +102,27 @@ def main(argv: list[str] | None = None) -> int:
                         help="agent for a seat ('*' fills all); default *=vision")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra env option")
     parser.add_argument("--preset", choices=PRESETS, default="paper", help="paper (default) or quick")
-    parser.add_argument("--games", type=int, default=1, help="games (default 1: one 24-round match, as the paper)")
+    parser.add_argument("--games", type=positive_int, default=1,
+                        help="games (default 1: one 24-round match, as the paper)")
     parser.add_argument("--seed", type=int, default=PAPER_SEED, help=f"match seed (default {PAPER_SEED})")
     parser.add_argument("--show-preset", action="store_true", help="print the resolved seats and env options")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = parser.parse_args(argv)
-    agents = {str(k): str(v) for k, v in _assignments(args.agent, "--agent").items()} or {"*": "vision"}
+    agents = _assignments(parser, args.agent, "--agent", "SEAT=SPEC") or {"*": "vision"}
+    options = {k: parse_option_value(v) for k, v in _assignments(parser, args.env, "--env", "KEY=VALUE").items()}
     try:
-        seats, env = preset_options(args.preset, agents, _assignments(args.env, "--env"))
+        for spec in agents.values():  # Dixit's seats are alike: checked as player_0, without building the agent
+            check_agent_spec(spec, game="dixit", seat="player_0")
+        seats, env = preset_options(args.preset, agents, options)
     except (AgentSpecError, ValueError) as exc:
-        raise SystemExit(f"dixit_paper: error: {exc}")
+        parser.error(str(exc))
     if args.show_preset:
         print(json.dumps({"preset": args.preset, "seats": seats, "env": env, "seed": args.seed}, indent=1))
     try:
         summary = run_match("dixit", seats, games=args.games, seed=args.seed, env_kwargs=env,
                             progress=not args.no_progress)
-    except (AgentSpecError, ValueError, TypeError) as exc:
-        raise SystemExit(f"dixit_paper: error: {exc}")
+    except (AgentSpecError, ValueError, TypeError) as exc:  # bad input the match found (a seat, an env option)
+        parser.error(str(exc))
     print(f"dixit, preset {args.preset}, seed {args.seed}, {summary['games']} game(s)")
     for seat, spec in summary["seats"].items():
         print(f"  {seat:<10} {spec}")

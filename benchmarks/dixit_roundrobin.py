@@ -39,13 +39,14 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from cluegym.agents import AgentSpecError, run_match
+from cluegym.agents import AgentSpecError, check_agent_spec, run_match
 from cluegym.benchmarks.dixit_paper import PRESETS, preset_options
 from cluegym.envs.dixit.config import PAPER_SEED
 from cluegym.envs.dixit.metrics import agent_table
 from cluegym.envs.dixit.scoring import OUTCOMES
 from cluegym.envs.dixit.seating import pair_seating
 from cluegym.benchmarks.plotting import pyplot, save_figure
+from cluegym.benchmarks.usage import check_outputs, positive_int
 
 #: Packaged baselines spanning the Dixit balance knob (see docs/dixit.md).
 DEFAULT_AGENTS: tuple[str, ...] = (
@@ -193,19 +194,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--preset", choices=PRESETS, default="quick",
                         help="quick (default: thumbnails, greedy) or paper (full cards, temperature 0.7)")
     parser.add_argument("--seed", type=int, default=PAPER_SEED, help=f"first match seed (default {PAPER_SEED})")
-    parser.add_argument("--games", type=int, default=1, help="games per match (default 1, as the paper)")
+    parser.add_argument("--games", type=positive_int, default=1, help="games per match (default 1, as the paper)")
     parser.add_argument("--deck", help="folder of card images (default: the shipped deck)")
     parser.add_argument("--captions", help="captions JSON for --deck")
     parser.add_argument("--out", default="dixit_roundrobin.png", help="PNG of Figures 2 and 3")
     parser.add_argument("--json", help="write matches and tables as JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = parser.parse_args(argv)
+    # usage errors before the matches (argparse's exit 2): an unwritable --json failed after the run
+    agents = args.agent or list(DEFAULT_AGENTS)
+    twice = sorted({a for a in agents if agents.count(a) > 1})
+    if twice:
+        parser.error(f"--agent {', '.join(twice)} is given more than once")
+    for spec in agents:
+        try:
+            check_agent_spec(spec, game="dixit", seat="player_0")
+        except AgentSpecError as exc:
+            parser.error(f"--agent: {exc}")
+    check_outputs(parser, {"--out": args.out, "--json": args.json})
     env = {k: v for k, v in (("deck", args.deck), ("captions", args.captions)) if v is not None}
     start = time.perf_counter()
     try:
-        run = play(args.agent or DEFAULT_AGENTS, seed=args.seed, preset=args.preset, env=env, games=args.games,
+        run = play(agents, seed=args.seed, preset=args.preset, env=env, games=args.games,
                    progress=not args.no_progress)
-    except (AgentSpecError, ValueError, TypeError, RuntimeError) as exc:
+    except (AgentSpecError, ValueError, TypeError) as exc:  # bad input (a seed, a deck) found by the match
+        parser.error(str(exc))
+    except RuntimeError as exc:  # a match that played and failed
         raise SystemExit(f"dixit_roundrobin: error: {exc}")
     print(f"\n{len(run['matches'])} matches, {sum(len(r['rounds']) for m in run['matches'] for r in m['results'])} "
           f"rounds, preset {args.preset}, seed {args.seed}, {time.perf_counter() - start:.0f} s")

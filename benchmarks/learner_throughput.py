@@ -88,6 +88,7 @@ import cluegym
 from cluegym.agents import make_agent
 from cluegym.benchmarks.host import describe_host
 from cluegym.benchmarks.throughput import collect_garbage, measure
+from cluegym.benchmarks.usage import positive_float
 from cluegym.envs.core.rng import integers
 from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
@@ -658,10 +659,11 @@ def _measure_rows(game: str, setup: Setup, seconds: float, seed: int, rounds: in
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
+    parser.add_argument("--seconds", type=positive_float, default=3.0, help="seconds per measurement (default 3)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="rounds of every row, interleaved; each row is its median round (default 3)")
-    parser.add_argument("--games", default=",".join(SETUPS), help="comma-separated games (default: all four)")
+    parser.add_argument("--games", default=",".join(SETUPS),
+                        help="comma-separated games, each once (default: all four)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the views' games and learner choices")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--cpu-time", action="store_true",
@@ -681,8 +683,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.ppo < 0:
         parser.error(f"--ppo must be >= 0, got {args.ppo}")
-    if args.seconds <= 0:
-        parser.error(f"--seconds must be > 0, got {args.seconds}")
     if args.threads < 1:
         parser.error(f"--threads must be >= 1, got {args.threads}")
     if args.rounds < 1:
@@ -691,6 +691,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [g for g in games if g not in SETUPS]
     if unknown or not games:
         parser.error(f"no learner benchmark for {unknown or args.games!r}; choose from {', '.join(SETUPS)}")
+    twice = sorted({g for g in games if games.count(g) > 1})
+    if twice:  # each game's rows would be measured, and printed, twice
+        parser.error(f"--games names {', '.join(twice)} more than once")
 
     limit_threads(args.threads)
     print(describe_host().lines())

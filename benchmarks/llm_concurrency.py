@@ -31,8 +31,10 @@ import sys
 import time
 from typing import Any, Sequence
 
+import cluegym
 from cluegym.agents import run_match
 from cluegym.benchmarks.host import describe_host
+from cluegym.benchmarks.usage import check_outputs, non_negative_float, positive_int
 
 KEYWORDS = ["apple", "river", "guitar", "castle", "doctor", "pencil", "tiger", "cloud", "engine", "forest"]
 
@@ -87,19 +89,28 @@ def run(delay_s: float = 0.2, levels: Sequence[int] = (1, 8, 32, 64), max_turns:
         games_per_level: int | None = None, waves: int = 8, http_client: str = "auto") -> list[dict[str, Any]]:
     """Measure every level against one server (``waves x c`` games at level c, at least 4,
     unless ``games_per_level``); add ``efficiency`` (games/s) and ``req_eff`` (requests/s)
-    relative to level 1."""
+    relative to level 1.
+
+    Raises:
+        ValueError: ``levels`` lacks level 1 (the baseline: without it the lowest level was
+            measured against itself and read 1.00) or names a level twice.
+    """
+    if 1 not in levels:
+        raise ValueError(f"levels must include 1, the baseline of the efficiencies; got {list(levels)}")
+    if len(set(levels)) != len(levels):
+        raise ValueError(f"levels must each be given once; got {list(levels)}")
     proc, base_url = start_server(delay_s)
     try:
         measure(base_url, 4, 4, max_turns, seed=99, http_client=http_client)  # warm-up: imports, first connections
         rows = []
         for c in levels:
-            games = games_per_level or max(4, waves * c)
+            games = games_per_level if games_per_level is not None else max(4, waves * c)
             rows.append(measure(base_url, c, games, max_turns, http_client=http_client))
     finally:
         proc.terminate()
         proc.wait(10)
-    first = next((r for r in rows if r["concurrency"] == 1), rows[0])
-    base, base_requests = (first["games_per_s"] / first["concurrency"], first["requests_per_s"] / first["concurrency"])
+    first = next(r for r in rows if r["concurrency"] == 1)
+    base, base_requests = first["games_per_s"], first["requests_per_s"]
     for r in rows:
         r["speedup"] = r["games_per_s"] / base
         r["efficiency"] = r["speedup"] / r["concurrency"]
@@ -111,19 +122,32 @@ def run(delay_s: float = 0.2, levels: Sequence[int] = (1, 8, 32, 64), max_turns:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--delay", type=float, default=0.2, help="server delay per request, seconds (default 0.2)")
-    parser.add_argument("--levels", type=int, nargs="+", default=[1, 8, 32, 64])
-    parser.add_argument("--max-turns", type=int, default=2, help="Decrypto turns per game (default 2)")
-    parser.add_argument("--waves", type=int, default=8,
+    parser.add_argument("--delay", type=non_negative_float, default=0.2,
+                        help="server delay per request, seconds (default 0.2)")
+    parser.add_argument("--levels", type=positive_int, nargs="+", default=[1, 8, 32, 64],
+                        help="concurrency levels, each once, 1 among them (default 1 8 32 64): efficiency is "
+                             "relative to level 1, games/s at c over c x games/s at 1")
+    parser.add_argument("--max-turns", type=positive_int, default=2, help="Decrypto turns per game (default 2)")
+    parser.add_argument("--waves", type=positive_int, default=8,
                         help="games per level = waves x concurrency, at least 4 (default 8: the steady state; "
                              "with 2 the start and the tail of a level weigh a fifth)")
-    parser.add_argument("--games", type=int, help="games per level (overrides --waves)")
+    parser.add_argument("--games", type=positive_int, help="games per level (overrides --waves)")
     parser.add_argument("--http-client", default="auto", choices=("auto", "lean", "openai"),
                         help="the llm agents' http_client (default auto: the lean client here)")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args(argv)
-    if args.waves < 1:
-        parser.error("--waves must be >= 1")
+    # Refused here, before the server starts and the levels play (run() raises the same).
+    if 1 not in args.levels:
+        parser.error(f"--levels must include 1: efficiency is relative to level 1 "
+                     f"(got {' '.join(map(str, args.levels))})")
+    twice = sorted({c for c in args.levels if args.levels.count(c) > 1})
+    if twice:
+        parser.error(f"--levels names {' '.join(map(str, twice))} more than once")
+    try:  # the game's own bound on --max-turns (distinct codes), else a traceback after the warm-up
+        cluegym.make("decrypto", keywords=KEYWORDS, max_turns=args.max_turns).close()
+    except ValueError as error:
+        parser.error(f"--max-turns: {error}")
+    check_outputs(parser, {"--json": args.json})
     host = describe_host()
     rows = run(args.delay, args.levels, args.max_turns, args.games, args.waves, args.http_client)
     for r in rows:

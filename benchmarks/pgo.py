@@ -20,6 +20,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 
@@ -72,7 +73,7 @@ def train(games: list[str] | None = None, seconds: float = DEFAULT_SECONDS, view
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", nargs="*", help="games to play (default: every registered game)")
+    parser.add_argument("--games", nargs="*", help="games to play, each once (default: every registered game)")
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS,
                         help=f"seconds per game and mode (default {DEFAULT_SECONDS})")
     parser.add_argument("--view-seconds", type=float, default=DEFAULT_VIEW_SECONDS,
@@ -80,8 +81,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-views", action="store_true", help="play the games' loops only")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.seconds <= 0 or args.view_seconds <= 0:
-        parser.error("--seconds and --view-seconds must be positive")
+    # Finite too: inf never ended the run and nan played nothing. (One message for both, as before.)
+    if not all(math.isfinite(value) and value > 0 for value in (args.seconds, args.view_seconds)):
+        parser.error(f"--seconds and --view-seconds must be positive finite numbers, "
+                     f"got {args.seconds:g} and {args.view_seconds:g}")
+    if args.games is not None:
+        registered = cluegym.registered_games()
+        if not args.games:  # "--games" alone played nothing
+            parser.error(f"--games names no game; registered: {', '.join(registered)}")
+        unknown = [game for game in args.games if game not in registered]
+        if unknown:  # else a traceback once the run reached it
+            parser.error(f"unknown game(s) {', '.join(unknown)}; registered: {', '.join(registered)}")
+        twice = sorted({game for game in args.games if args.games.count(game) > 1})
+        if twice:
+            parser.error(f"--games names {', '.join(twice)} more than once")
     mode = cluegym.compiled.pgo_build_mode()
     if mode != "generate":
         print(f"note: this build is not instrumented (profile-guided mode {mode!r}): the run records nothing",

@@ -25,6 +25,7 @@ import sys
 import cluegym
 from cluegym.compiled import OFF_SWITCH, compiled_modules
 from cluegym.benchmarks.throughput import play_game
+from cluegym.benchmarks.usage import positive_int
 
 
 def profile(game: str, games: int, top: int, sort: str, **env_kwargs: object) -> str:
@@ -47,8 +48,8 @@ def profile(game: str, games: int, top: int, sort: str, **env_kwargs: object) ->
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=cluegym.registered_games())
-    parser.add_argument("--games", type=int, default=200, help="games to profile (default 200)")
-    parser.add_argument("--top", type=int, default=15, help="rows to print (default 15)")
+    parser.add_argument("--games", type=positive_int, default=200, help="games to profile (default 200)")
+    parser.add_argument("--top", type=positive_int, default=15, help="rows to print (default 15)")
     parser.add_argument("--cumulative", action="store_true", help="sort by cumulative time, not own time")
     parser.add_argument("--no-digests", action="store_true", help="record_observations=False")
     args = parser.parse_args(argv)

@@ -25,6 +25,7 @@ import statistics
 import time
 from typing import Any
 
+from cluegym.benchmarks.usage import positive_int
 from cluegym.wrappers.multiseat import MultiSeatEnv
 
 __all__ = ["measure_sampling", "main"]
@@ -96,9 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="decrypto", help="game (default decrypto)")
     parser.add_argument("--learners", default="bob,eve", help="learning seats (default bob,eve; 'all' for every seat)")
-    parser.add_argument("--runners", default="1,2", help="runner counts to compare (default 1,2)")
-    parser.add_argument("--steps", type=int, default=1000, help="env steps per runner per round (default 1000)")
-    parser.add_argument("--rounds", type=int, default=3, help="timed rounds (default 3)")
+    parser.add_argument("--runners", default="1,2", help="runner counts to compare, each once (default 1,2)")
+    parser.add_argument("--steps", type=positive_int, default=1000,
+                        help="env steps per runner per round (default 1000)")
+    parser.add_argument("--rounds", type=positive_int, default=3, help="timed rounds (default 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
@@ -107,6 +109,16 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError
     except ValueError:
         parser.error(f"--runners must be positive whole numbers, e.g. 1,2 (got {args.runners!r})")
+    twice = sorted({n for n in counts if counts.count(n) > 1})
+    if twice:
+        parser.error(f"--runners names {', '.join(map(str, twice))} more than once")
+    # The view every runner builds (less RLlib's wrapper), built once here: an unknown game, a
+    # seat the game lacks or a view the game cannot make is a usage error now, not a traceback
+    # once Ray has started.
+    try:
+        MultiSeatEnv(args.game, args.learners, observation_key="observations").close()
+    except ValueError as error:
+        parser.error(f"--game {args.game} --learners {args.learners}: {error}")
     try:
         import ray  # optional dependency (cluegym[rllib]): needed by this benchmark only
     except ImportError:

@@ -44,6 +44,7 @@ from tqdm import tqdm
 
 import cluegym
 from cluegym.benchmarks.host import describe_host
+from cluegym.benchmarks.usage import check_outputs, positive_float, positive_int
 
 _WORDS = ("river", "stone", "lantern", "meadow", "violin", "harbor", "comet", "orchard")
 
@@ -288,9 +289,10 @@ def table(rows: list[Row]) -> tuple[str, list[dict[str, Any]]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds; each figure is their median (default 3)")
-    parser.add_argument("--games", default=",".join(cluegym.registered_games()), help="comma-separated games")
+    parser.add_argument("--seconds", type=positive_float, default=3.0, help="seconds per measurement (default 3)")
+    parser.add_argument("--rounds", type=positive_int, default=3, help="rounds; each figure is their median (default 3)")
+    parser.add_argument("--games", default=",".join(cluegym.registered_games()),
+                        help="comma-separated games, each once (default: every registered game)")
     parser.add_argument("--peers", action="store_true",
                         help="also run the installed peers (TextArena, PettingZoo classic: the cluegym[peers] extra)")
     parser.add_argument("--cpu-time", action="store_true",
@@ -298,12 +300,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the table as JSON here")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.seconds <= 0 or args.rounds < 1:
-        parser.error("--seconds must be > 0 and --rounds >= 1")
     games = [g for g in args.games.split(",") if g]
+    if not games:  # "," measured nothing and printed an empty table
+        parser.error(f"--games names no game (got {args.games!r}); registered: {cluegym.registered_games()}")
     unknown = sorted(set(games) - set(cluegym.registered_games()))
     if unknown:
         parser.error(f"unknown game(s) {unknown}; registered: {cluegym.registered_games()}")
+    twice = sorted({g for g in games if games.count(g) > 1})
+    if twice:  # each would be measured, and printed, twice
+        parser.error(f"--games names {', '.join(twice)} more than once")
+    check_outputs(parser, {"--json": args.json})  # a bad path fails now, not after the run
     peers: list[Any] = []
     if args.peers:
         from cluegym.benchmarks.peers import PEERS, available_peers  # noqa: PLC0415 - optional extra

@@ -16,28 +16,25 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from cluegym.benchmarks.train_scripts import checked_config, demo_parser, parse_demo_args
 from cluegym.training.train import TrainConfig, report_table, train
 
 TABLE = "caption"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=1_500)
-    parser.add_argument("--eval-games", type=int, default=10, help="games per evaluation (18 votes each)")
-    parser.add_argument("--n-envs", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="runs/train_dixit")
-    args = parser.parse_args(argv)
+    parser = demo_parser(__doc__, steps=1_500, eval_games=10, out="runs/train_dixit",
+                         eval_games_help="games per evaluation (18 votes each)")
+    args = parse_demo_args(parser, argv)
     out = Path(args.out)
-    config = TrainConfig(
-        "dixit", "player_0", steps=args.steps, n_envs=args.n_envs,
+    config = checked_config(
+        parser, TrainConfig, "dixit", "player_0", steps=args.steps, n_envs=args.n_envs,
         opponents={f"player_{i}": [TABLE] for i in range(1, 4)}, eval_every=max(1, args.steps // 3),
         eval_games=args.eval_games, eval_seed=args.seed + 7, baselines=[TABLE, "task-random"], shaping=1.0,
-        env_kwargs={"reveal_captions": True}, algo_kwargs={"n_steps": 64}, seed=args.seed, out=str(out), overwrite=True,
+        env_kwargs={"reveal_captions": True}, algo_kwargs={"n_steps": 64}, seed=args.seed, out=str(out),
+        overwrite=args.overwrite,
     )
     summary = train(config)
     report_table(summary, f"player_0 listener ({args.eval_games} eval games, {18 * args.eval_games} votes)",

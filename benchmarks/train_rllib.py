@@ -25,6 +25,8 @@ way (``task-random``). The headline is the metric averaged over the three seats.
 Usage:
     python -m cluegym.benchmarks.train_rllib --out runs/train_rllib --plot docs/img/train_rllib.png
     python -m cluegym.benchmarks.train_rllib --game undercover --out runs/train_rllib_undercover
+
+An ``--out`` holding an earlier run is refused unless ``--overwrite`` (which replaces it).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cluegym.benchmarks.train_scripts import add_overwrite, checked_config, refuse_earlier_run
+from cluegym.benchmarks.usage import check_outputs, positive_int
 from cluegym.training.rllib_engine import RLlibTrainConfig, train_rllib
 
 LEARNERS = ["player_0", "player_1", "player_2"]
@@ -109,9 +113,11 @@ def rllib_table(summary: dict[str, Any], setup: Setup, wall_seconds: float, out:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", choices=sorted(SETUPS), default="dixit")
-    parser.add_argument("--steps", type=int, help="env steps (learner decisions) to train (default: the setup's)")
-    parser.add_argument("--eval-games", type=int, help="games per evaluation (default: the setup's)")
-    parser.add_argument("--eval-every", type=int, help="env steps between evaluations (default: the setup's)")
+    parser.add_argument("--steps", type=positive_int,
+                        help="env steps (learner decisions) to train (default: the setup's)")
+    parser.add_argument("--eval-games", type=positive_int, help="games per evaluation (default: the setup's)")
+    parser.add_argument("--eval-every", type=positive_int,
+                        help="env steps between evaluations (default: the setup's)")
     parser.add_argument("--num-env-runners", type=int, default=0)
     parser.add_argument("--scorer", action=argparse.BooleanOptionalAction, default=True,
                         help="per-choice scorer actor (default) or RLlib's MLP")
@@ -121,17 +127,28 @@ def main(argv: list[str] | None = None) -> int:
                         help="PPO keyword over the engine's defaults (repeatable), e.g. lr=0.0003")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs/train_rllib")
+    add_overwrite(parser)
     parser.add_argument("--plot", default="", help="also copy the curve here (e.g. docs/img/train_rllib.png)")
     args = parser.parse_args(argv)
     setup = SETUPS[args.game]
+    refuse_earlier_run(parser, args.out, args.overwrite)
+    if args.plot and Path(args.plot).resolve() == Path(args.out, "curve.png").resolve():  # copyfile onto itself
+        parser.error(f"--plot {args.plot} is the run's own curve (--out's curve.png): give another path")
+    check_outputs(parser, {"--plot": args.plot or None})
+    try:
+        algo_kwargs = _algo_args(args.algo_arg)
+    except SystemExit as exc:  # its message, as argparse's usage error (exit 2) before anything runs
+        parser.error(str(exc).removeprefix("train_rllib: error: "))
     began = time.perf_counter()
-    config = RLlibTrainConfig(
-        args.game, seats=LEARNERS, policies="shared", steps=args.steps or setup.steps,
-        opponents={"*": [setup.table]}, eval_every=args.eval_every or setup.eval_every,
-        eval_games=args.eval_games or setup.eval_games, eval_seed=args.seed + 7,
+    # None (not given): the setup's default; the flags take only numbers >= 1
+    config = checked_config(
+        parser, RLlibTrainConfig, args.game, seats=LEARNERS, policies="shared",
+        steps=setup.steps if args.steps is None else args.steps, opponents={"*": [setup.table]},
+        eval_every=setup.eval_every if args.eval_every is None else args.eval_every,
+        eval_games=setup.eval_games if args.eval_games is None else args.eval_games, eval_seed=args.seed + 7,
         baselines=[setup.table, "task-random"], env_kwargs=dict(setup.env_kwargs),
         num_env_runners=args.num_env_runners, scorer=args.scorer, shaping=args.shaping,
-        algo_kwargs=_algo_args(args.algo_arg), seed=args.seed, out=args.out, overwrite=True,
+        algo_kwargs=algo_kwargs, seed=args.seed, out=args.out, overwrite=args.overwrite,
     )
     summary = train_rllib(config)
     rllib_table(summary, setup, time.perf_counter() - began, args.out)

@@ -13,25 +13,21 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from cluegym.benchmarks.train_scripts import checked_config, demo_parser, parse_demo_args
 from cluegym.training.train import TrainConfig, report_table, train
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=4_000)
-    parser.add_argument("--eval-games", type=int, default=100)
-    parser.add_argument("--n-envs", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="runs/train_taboo")
-    args = parser.parse_args(argv)
+    parser = demo_parser(__doc__, steps=4_000, eval_games=100, out="runs/train_taboo")
+    args = parse_demo_args(parser, argv)
     out = Path(args.out)
-    config = TrainConfig(
-        "taboo", "defender", steps=args.steps, n_envs=args.n_envs, opponents={"attacker": ["glove"]},
-        eval_every=max(1, args.steps // 4), eval_games=args.eval_games, eval_seed=args.seed + 7,
-        baselines=["glove", "task-random"], algo_kwargs={"n_steps": 128}, seed=args.seed, out=str(out), overwrite=True,
+    config = checked_config(
+        parser, TrainConfig, "taboo", "defender", steps=args.steps, n_envs=args.n_envs,
+        opponents={"attacker": ["glove"]}, eval_every=max(1, args.steps // 4), eval_games=args.eval_games,
+        eval_seed=args.seed + 7, baselines=["glove", "task-random"], algo_kwargs={"n_steps": 128}, seed=args.seed,
+        out=str(out), overwrite=args.overwrite,
     )
     summary = train(config)
     report_table(summary, f"defender ({args.eval_games} eval games)",

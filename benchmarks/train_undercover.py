@@ -14,28 +14,23 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from cluegym.benchmarks.train_scripts import checked_config, demo_parser, parse_demo_args
 from cluegym.training.train import TrainConfig, report_table, train
 
 TABLE = "glove:infer=false"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=3_000)
-    parser.add_argument("--eval-games", type=int, default=100)
-    parser.add_argument("--n-envs", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="runs/train_undercover")
-    args = parser.parse_args(argv)
+    parser = demo_parser(__doc__, steps=3_000, eval_games=100, out="runs/train_undercover")
+    args = parse_demo_args(parser, argv)
     out = Path(args.out)
-    config = TrainConfig(
-        "undercover", "player_0", steps=args.steps, n_envs=args.n_envs,
+    config = checked_config(
+        parser, TrainConfig, "undercover", "player_0", steps=args.steps, n_envs=args.n_envs,
         opponents={f"player_{i}": [TABLE] for i in range(1, 5)}, eval_every=max(1, args.steps // 4),
         eval_games=args.eval_games, eval_seed=args.seed + 7, baselines=[TABLE, "task-random"], shaping=1.0,
-        algo_kwargs={"n_steps": 128}, seed=args.seed, out=str(out), overwrite=True,
+        algo_kwargs={"n_steps": 128}, seed=args.seed, out=str(out), overwrite=args.overwrite,
     )
     summary = train(config)
     report_table(summary, f"player_0 voter ({args.eval_games} eval games)",

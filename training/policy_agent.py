@@ -76,6 +76,28 @@ def save_policy(model: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
 _LOADED: dict[tuple[str, int, int], tuple[Any, dict[str, Any]]] = {}
 
 
+def read_metadata(path: Path, required: tuple[str, ...], what: str) -> dict[str, Any]:
+    """The JSON object of a saved policy's metadata file, with every ``required`` key.
+
+    Written by ``cluegym train`` beside each policy; one edited or truncated by hand gave a
+    ``KeyError`` traceback, or a message that named neither the file nor the key.
+
+    Raises:
+        ValueError: one line naming ``what``, the file and the problem (not JSON, not an
+            object, a key missing).
+    """
+    try:
+        metadata = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{what} {str(path)!r} is not JSON ({exc})") from None
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{what} {str(path)!r} is not a JSON object")
+    missing = [key for key in required if key not in metadata]
+    if missing:
+        raise ValueError(f"{what} {str(path)!r} lacks {', '.join(map(repr, missing))} (not written by cluegym train?)")
+    return metadata
+
+
 def load_policy(path: str | Path) -> tuple[Any, dict[str, Any]]:
     """Load a saved policy and its metadata (cached per file version, CPU).
 
@@ -89,7 +111,7 @@ def load_policy(path: str | Path) -> tuple[Any, dict[str, Any]]:
     stat = model_path.stat()
     key = (str(model_path.resolve()), stat.st_mtime_ns, stat.st_size)
     if key not in _LOADED:
-        metadata = json.loads(meta_path.read_text())
+        metadata = read_metadata(meta_path, ("algo", "game", "seat"), "policy metadata")
         model = algorithm_class(metadata["algo"]).load(str(model_path), device="cpu")
         if len(_LOADED) > 32:
             _LOADED.clear()

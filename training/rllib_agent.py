@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import cluegym
-from cluegym.training.policy_agent import TaskAgent
+from cluegym.training.policy_agent import TaskAgent, read_metadata
 from cluegym.wrappers.seat_task import make_task
 
 __all__ = ["METADATA_FILE", "MODULES_DIR", "RLlibAgent", "load_rllib_module", "read_checkpoint_metadata",
@@ -59,7 +59,7 @@ def read_checkpoint_metadata(path: str | Path) -> dict[str, Any]:
     if not meta.is_file():
         raise FileNotFoundError(f"{str(path)!r} is not an RLlib checkpoint of cluegym train --engine rllib "
                                 f"(no {METADATA_FILE} in it)")
-    return json.loads(meta.read_text())
+    return read_metadata(meta, ("game", "policies", "roles", "feature_size", "n_actions"), "RLlib policy metadata")
 
 
 def load_rllib_module(checkpoint: str | Path, policy: str) -> Any:

@@ -196,6 +196,8 @@ def _frequency_rank(word: str) -> int:
     return load_glove().key_to_index.get(word, RARE_WORD_RANK)
 
 
+#: Labels of the packaged ImageNet classifier: the vision agent's ranks and ``top_k`` run to it.
+IMAGENET_LABELS = 1000
 #: Why the caption agent cannot play an env that hides the captions.
 NO_CAPTIONS = ("the caption agent reads captions: make the env with reveal_captions=True "
                "(cluegym run dixit --env reveal_captions=true), or use the vision agent")
@@ -209,7 +211,7 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         embedding: word embedding for the storyteller's clue search: ``"glove"``,
             ``"word2vec"`` or ``"minilm"`` (default: the registered name's, GloVe for ``caption``).
         vocabulary: clue words: a word-list path, or None for the embedding's frequent words.
-        vocab_size: how many of the embedding's most frequent words to consider.
+        vocab_size: how many of the embedding's most frequent words to consider (>= 10).
         temperature: 0 votes for the most similar candidate; > 0 samples.
     """
 
@@ -221,6 +223,8 @@ class CaptionAgent(EmbeddingAgent, DixitAgent):
         # EmbeddingAgent.__init__ runs DixitAgent.__init__ (next in the MRO) with its defaults.
         super().__init__(game, seat, action_space, embedding=embedding, seed=seed)
         self.configure(rank=rank, temperature=temperature)
+        if vocab_size < 10:  # 0 left no clue word (every story an agent error); -5 meant "all but 5"
+            raise ValueError(f"vocab_size must be >= 10, got {vocab_size}")
         self.vocabulary_path = vocabulary
         self.vocab_size = int(vocab_size)
 
@@ -310,7 +314,7 @@ class VisionAgent(DixitAgent):
     """Plays from the pictures alone, through EfficientNet-lite0's ImageNet labels.
 
     Args:
-        rank: clue = the card's rank-th most probable ImageNet label (1 = the top label).
+        rank: clue = the card's rank-th most probable ImageNet label (1 = the top label; up to 1000).
         top_k: labels pooled, by probability, into a picture's MiniLM vector.
         grid: also classify ``grid`` x ``grid`` tiles of each picture, keeping each label's
             best probability (0: the whole picture only); cards hold several small objects.
@@ -324,10 +328,10 @@ class VisionAgent(DixitAgent):
                  grid: int = DEFAULT_GRID,
                  temperature: float = 0.0, seed: int | None = None) -> None:
         super().__init__(game, seat, action_space, rank=rank, temperature=temperature, seed=seed)
-        if rank < 1:
-            raise ValueError(f"the vision agent's rank is a label rank, >= 1; got {rank}")
-        if not 1 <= top_k <= 1000:
-            raise ValueError(f"top_k must be in 1..1000, got {top_k}")
+        if not 1 <= rank <= IMAGENET_LABELS:  # a rank past the classifier's labels failed every story
+            raise ValueError(f"the vision agent's rank is a label rank, in 1..{IMAGENET_LABELS}; got {rank}")
+        if not 1 <= top_k <= IMAGENET_LABELS:
+            raise ValueError(f"top_k must be in 1..{IMAGENET_LABELS}, got {top_k}")
         if not 0 <= grid <= 4:
             raise ValueError(f"grid must be in 0..4, got {grid}")
         self.top_k = int(top_k)

@@ -51,6 +51,8 @@ DEFENDER_FRAMES: tuple[str, ...] = (
 )
 #: Said with a guess (no content, so it cannot say the word by accident).
 GUESS_UTTERANCE = "I think I know it."
+#: Most best candidates a defender's ``avoid`` may keep out of its answers.
+MAX_AVOID = 100
 
 
 def join_words(words: list[str]) -> str:
@@ -114,7 +116,7 @@ class EmbeddingTabooDefender(EmbeddingAgent):
     Args:
         threshold: guess when the best candidate's cosine similarity beats the runner-up's
             by at least this margin (larger: more cautious).
-        avoid: in an on-topic answer, never use its this-many best candidates.
+        avoid: in an on-topic answer, never use its this-many best candidates (1-100).
         candidates: ``"nouns"`` (default: the open vocabulary's WordNet nouns, as targets are
             common nouns), ``"vocabulary"`` (every vocabulary word), ``"targets"`` (the
             shipped target list: a closed-set defender), or a path to a word list.
@@ -134,8 +136,11 @@ class EmbeddingTabooDefender(EmbeddingAgent):
                  vocab_size: int = 20000,
                  embedding: str | None = None, seed: int | None = None) -> None:
         super().__init__(game, seat, action_space, embedding=embedding, seed=seed)
-        if threshold < 0 or avoid < 1 or vocab_size < 10:
-            raise ValueError("threshold must be >= 0, avoid >= 1 and vocab_size >= 10")
+        # avoid is bounded: every reply checks each vocabulary word against the suspects, so
+        # the time grows with its square (2,000 took 76 s a game; 10**9 never ended).
+        if threshold < 0 or not 1 <= avoid <= MAX_AVOID or vocab_size < 10:
+            raise ValueError(f"threshold must be >= 0, avoid in 1..{MAX_AVOID} and vocab_size >= 10; got "
+                             f"threshold={threshold}, avoid={avoid}, vocab_size={vocab_size}")
         self.threshold, self.avoid = float(threshold), int(avoid)
         self.guess_on_last_turn, self.stable = bool(guess_on_last_turn), bool(stable)
         self.encoder = SpeechEncoder(self.vectors)

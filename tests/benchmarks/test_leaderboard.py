@@ -109,3 +109,12 @@ def test_a_malformed_report_is_one_line_and_writes_nothing(tmp_path, capsys, edi
     err = captured.err.strip()
     assert err == f"cluegym: error: {folder / 'ratings.json'} is not a tournament report ({message})"
     assert captured.out == "" and not (tmp_path / "board").exists()
+
+
+def test_a_pipe_in_a_folder_or_agent_name_stays_in_its_markdown_cell(tmp_path):
+    a = write_tournament(tmp_path / "x|y" / "taboo", "taboo", {"a|b": "random", "c": "glove"}, ["a|b", "c"])
+    b = write_tournament(tmp_path / "z" / "taboo", "taboo", {"a|b": "random", "c": "glove"}, ["c", "a|b"])
+    table = [line for line in leaderboard_markdown(build_leaderboard([a, b])).splitlines() if line.startswith("|")]
+    cells = [len(line.replace("\\|", "").split("|")) for line in table]
+    assert len(set(cells)) == 1  # every row has the header's columns
+    assert "x\\|y/taboo" in table[0] and any("| a\\|b |" in line for line in table)

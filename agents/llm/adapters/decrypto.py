@@ -29,6 +29,7 @@ from cluegym.agents.base import Forfeit
 from cluegym.agents.llm.agent import DeadlineExpired, LLMAgent
 from cluegym.agents.llm.backends import Message
 from cluegym.agents.llm.parsing import ParseError, extract_dict, parse_code, parse_hints
+from cluegym.agents.llm.checks import check_number
 from cluegym.agents.llm.adapters.decrypto_variants import MODE_NAMES, check_mode, system_prompt_variant, user_prompt
 from cluegym.envs.decrypto.prompts import hint_dict, keyword_dict
 from cluegym.envs.decrypto.rules import DecryptoConfig, DecryptoState, TurnRecord, all_codes, format_code
@@ -239,6 +240,9 @@ class DecryptoPaperAgent(LLMAgent):
         # checked before the backend is built: a bad mode is a one-line error, not a half-built agent
         self.system_mode = check_mode(system_mode, "system_mode", seat)
         self.user_mode = check_mode(user_mode, "user_mode", seat)
+        # The game's own rule (a limit >= 1), here: inside decide() it made every decision an error.
+        check_number("miscommunication_limit", miscommunication_limit, low=1, integer=True, what="an integer >= 1")
+        check_number("interception_limit", interception_limit, low=1, integer=True, what="an integer >= 1")
         super().__init__(game, seat, action_space, **kwargs)
         if self.system_mode or self.user_mode:  # recorded with every call, so a record says which prompts it used
             self.style = f"decrypto-paper[system={MODE_NAMES[self.system_mode]},user={MODE_NAMES[self.user_mode]}]"

@@ -100,6 +100,25 @@ def _file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def check_local_model(model: str) -> None:
+    """Raise a one-line error unless ``model`` names a checkpoint folder or a ``.gguf`` file.
+
+    Raises:
+        ValueError: an empty name.
+        FileNotFoundError: nothing usable there (a missing path, or a file that is no ``.gguf``).
+
+    Example:
+        >>> check_local_model("/nonexistent/x.gguf")
+        Traceback (most recent call last):
+        FileNotFoundError: local model '/nonexistent/x.gguf' is neither a checkpoint folder nor a .gguf file
+    """
+    if not str(model).strip():  # an empty model= loaded the current folder as a checkpoint
+        raise ValueError("model is empty: give a checkpoint folder or a .gguf file, or leave it out for SmolLM2")
+    path = Path(model).expanduser()
+    if not (path.is_dir() or (path.is_file() and path.suffix == ".gguf")):
+        raise FileNotFoundError(f"local model {str(path)!r} is neither a checkpoint folder nor a .gguf file")
+
+
 def load_local_model(model: str | None = None) -> tuple[Any, Any]:
     """(tokenizer, model) for a local checkpoint, loaded once per process.
 
@@ -114,13 +133,12 @@ def load_local_model(model: str | None = None) -> tuple[Any, Any]:
             from transformers import AutoModelForCausalLM, AutoTokenizer  # deferred: transformers is heavy
 
             with quiet_transformers():
+                check_local_model(path)
                 if path.endswith(".gguf"):
                     folder, name = str(Path(path).parent), Path(path).name
                     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
                     lm = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name)
                 else:
-                    if not Path(path).is_dir():
-                        raise FileNotFoundError(f"local model {path!r} is neither a checkpoint folder nor a .gguf file")
                     tokenizer = AutoTokenizer.from_pretrained(path)
                     lm = AutoModelForCausalLM.from_pretrained(path)
             lm.eval()
@@ -146,6 +164,8 @@ class LocalBackend(Backend):
     _generate_lock = threading.Lock()
 
     def __init__(self, model: str | None = None, *, cache: ResponseCache | None = None) -> None:
+        if model is not None:
+            check_local_model(model)  # now: the model loads at the first call, after the match began
         super().__init__("SmolLM2-135M-Instruct" if model is None else str(model), cache)
         self.model_path = model
 

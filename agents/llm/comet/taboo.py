@@ -18,6 +18,7 @@ import json
 import re
 from typing import Any
 
+from cluegym.agents.llm.checks import check_number
 from cluegym.agents.llm.adapters.taboo import make_action
 from cluegym.agents.llm.agent import LLMAgent
 from cluegym.agents.llm.comet.pool import ExperiencePool
@@ -60,6 +61,8 @@ class CoMetTabooAgent(LLMAgent):
 
     def __init__(self, game: str, seat: str, action_space: Any, *, experience: str = "run", examples: int = 3,
                  **kwargs: Any) -> None:
+        # -1 showed every experience but one: prompts that grew over a run
+        check_number("examples", examples, low=0, integer=True, what="an integer >= 0")
         super().__init__(game, seat, action_space, **kwargs)
         self.pool = ExperiencePool.from_option(experience)
         self.examples = int(examples)

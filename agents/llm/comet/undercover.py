@@ -38,6 +38,7 @@ import re
 from typing import Any
 
 from cluegym.agents.base import Forfeit
+from cluegym.agents.llm.checks import check_number
 from cluegym.agents.llm.adapters.undercover import SPEAK, beliefs_json, description_text, player_index, player_name
 from cluegym.agents.llm.agent import DeadlineExpired, LLMAgent
 from cluegym.agents.llm.backends import Message
@@ -158,6 +159,8 @@ class CoMetUndercoverAgent(LLMAgent):
     def __init__(self, game: str, seat: str, action_space: Any, *, ablate: str = "", reasoning: str = "hypothesis",
                  experience: str = "run", max_experiences: int | None = None, learn: bool = True, examples: int = 3,
                  reflect: bool = True, **kwargs: Any) -> None:
+        # -1 showed every experience but one: prompts that grew over a run
+        check_number("examples", examples, low=0, integer=True, what="an integer >= 0")
         super().__init__(game, seat, action_space, **kwargs)
         dropped = {m for m in re.split(r"[+/ ]", ablate.lower()) if m}
         unknown = sorted(dropped - set(MODULES))
