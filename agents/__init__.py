@@ -37,6 +37,7 @@ import gymnasium
 
 from cluegym.agents.base import Agent
 from cluegym.envs.core.options import OptionError, check_options, declared_options
+from cluegym.envs.core.registry import game_spec
 from cluegym.harness import run_match as run_match_with
 
 #: What a registry entry names: an Agent subclass, a dispatcher ``(game, seat, **preset) ->
@@ -71,8 +72,8 @@ _lock = threading.RLock()
 
 __all__ = [
     "AGENTS", "ENTRY_POINT_GROUP", "Agent", "AgentSpecError", "AgentTarget", "agent_class", "agent_params",
-    "check_agent_spec", "load_entry_points", "make_agent", "parse_agent_spec", "register_agent", "registered_agents",
-    "run_match",
+    "check_agent_spec", "game_name", "load_entry_points", "make_agent", "parse_agent_spec", "register_agent",
+    "registered_agents", "run_match",
 ]
 
 
@@ -190,6 +191,20 @@ def _load_target(name: str, target: AgentTarget) -> type[Agent] | Callable[..., 
     return loaded
 
 
+def game_name(game: str) -> str:
+    """``game`` as agents know it: a versioned id (``"decrypto_v0"``) becomes its game's name,
+    so the ids ``cluegym.make`` takes build agents too; an unregistered name is kept.
+
+    Example:
+        >>> game_name("decrypto_v0"), game_name("decrypto")
+        ('decrypto', 'decrypto')
+    """
+    try:
+        return game_spec(game).name
+    except (ValueError, TypeError):
+        return game
+
+
 def agent_class(name: str, game: str, seat: str) -> tuple[type[Agent], dict[str, Any]]:
     """Resolve a registered agent name to its class for ``game``/``seat`` and preset params."""
     load_entry_points()
@@ -249,6 +264,7 @@ def make_agent(
             (text converts as for game options: ``"16"`` -> 16, ``"true"`` -> True; NaN and
             infinities are rejected).
     """
+    game = game_name(game)
     cls, kwargs = check_agent_spec(spec, game=game, seat=seat, **overrides)
     kwargs.setdefault("seed", seed)
     return cls(game, seat, action_space, **kwargs)
@@ -269,7 +285,7 @@ def check_agent_spec(spec: str, *, game: str, seat: str, **overrides: Any) -> tu
     if not isinstance(spec, str):
         raise AgentSpecError(f"an agent spec must be a str ('name[:key=value,...]'), got {spec!r}")
     name, raw = parse_agent_spec(spec)
-    cls, preset = agent_class(name, game, seat)
+    cls, preset = agent_class(name, game_name(game), seat)
     # the same checks and text coercion as game options (cluegym.envs.core.options)
     kwargs = check_options(
         {**preset, **raw, **overrides}, declared_options(cls, inherited=True),

@@ -152,3 +152,17 @@ def test_check_agent_spec_checks_what_make_agent_would_build_without_building_it
                           ("random:seed", "is not key=value"), (7, "an agent spec must be a str")]:
         with pytest.raises(AgentSpecError, match=message):
             check_agent_spec(spec, game="decrypto", seat="eve")
+
+
+def test_a_versioned_game_id_builds_agents_as_its_game_name_does():
+    from cluegym.agents import game_name, run_match
+    from cluegym.wrappers.multiseat import MultiSeatEnv
+    from cluegym.wrappers.selfplay import SelfPlayEnv
+    assert game_name("decrypto_v0") == "decrypto" and game_name("nosuch") == "nosuch"
+    space = cluegym.make("decrypto_v0").action_space("alice")
+    assert make_agent("glove", game="decrypto_v0", seat="alice", action_space=space).game == "decrypto"
+    versioned = run_match("decrypto_v0", {"*": "glove"}, games=2, seed=0, progress=False)
+    assert versioned["ok"] and versioned["metrics"] == run_match("decrypto", {"*": "glove"}, games=2, seed=0,
+                                                                   progress=False)["metrics"]
+    MultiSeatEnv("decrypto_v0", ["bob"]).reset(seed=0)  # default opponents: glove
+    SelfPlayEnv("decrypto_v0", "bob").reset(seed=0)
