@@ -265,7 +265,7 @@ def make_agent(
             infinities are rejected).
     """
     game = game_name(game)
-    cls, kwargs = check_agent_spec(spec, game=game, seat=seat, **overrides)
+    cls, kwargs = _checked_spec(spec, game, seat, overrides)
     kwargs.setdefault("seed", seed)
     return cls(game, seat, action_space, **kwargs)
 
@@ -282,10 +282,15 @@ def check_agent_spec(spec: str, *, game: str, seat: str, **overrides: Any) -> tu
         >>> check_agent_spec("glove:k=16", game="decrypto", seat="alice")[1]["k"]
         16
     """
+    return _checked_spec(spec, game_name(game), seat, overrides)
+
+
+def _checked_spec(spec: str, game: str, seat: str, overrides: dict[str, Any]) -> tuple[type[Agent], dict[str, Any]]:
+    """:func:`check_agent_spec` for a ``game`` already named as agents know it (:func:`game_name`)."""
     if not isinstance(spec, str):
         raise AgentSpecError(f"an agent spec must be a str ('name[:key=value,...]'), got {spec!r}")
     name, raw = parse_agent_spec(spec)
-    cls, preset = agent_class(name, game_name(game), seat)
+    cls, preset = agent_class(name, game, seat)
     # the same checks and text coercion as game options (cluegym.envs.core.options)
     kwargs = check_options(
         {**preset, **raw, **overrides}, declared_options(cls, inherited=True),

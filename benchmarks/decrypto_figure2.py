@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cluegym.agents import AgentSpecError, check_agent_spec, run_match
+from cluegym.agents import run_match
 from cluegym.benchmarks.plotting import figure_path, pyplot, save_figure
-from cluegym.benchmarks.usage import check_outputs, positive_int
+from cluegym.benchmarks.usage import check_outputs, check_seat_specs, positive_int
 
 PAIRS = {"SP glove->glove": ("glove", "glove"), "XP glove->word2vec": ("glove", "word2vec")}
 
@@ -55,13 +55,9 @@ def check_specs(ks: list[int], eve: str) -> None:
     Raises:
         AgentSpecError: the first bad spec, its seat named.
     """
-    specs = [(seat, spec) for alice_emb, bob_emb in PAIRS.values()
+    specs = [(seat, seat, spec) for alice_emb, bob_emb in PAIRS.values()
              for seat, spec in [*(("alice", f"{alice_emb}:k={k}") for k in ks), ("bob", bob_emb)]]
-    for seat, spec in [*specs, ("eve", eve)]:
-        try:
-            check_agent_spec(spec, game="decrypto", seat=seat)
-        except AgentSpecError as exc:
-            raise AgentSpecError(f"{'--eve' if seat == 'eve' else seat}: {exc}") from None
+    check_seat_specs("decrypto", [*specs, ("--eve", "eve", eve)])
 
 
 def run(ks: list[int], games: int, seeds: int, eve: str, progress: bool = True) -> dict:

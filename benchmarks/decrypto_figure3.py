@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from cluegym.agents import AgentSpecError, check_agent_spec, run_match
+from cluegym.agents import run_match
 from cluegym.agents.encoders import EMBEDDINGS
 from cluegym.benchmarks.plotting import figure_path, pyplot, save_figure
-from cluegym.benchmarks.usage import check_outputs
+from cluegym.benchmarks.usage import check_outputs, check_seat_specs
 
 #: The agents of the default matrix: the packaged embeddings.
 DEFAULT_AGENTS: dict[str, str] = {name: name for name in EMBEDDINGS}
@@ -170,16 +170,11 @@ def check_specs(agents: dict[str, str], k: int, eve: str) -> None:
     Raises:
         AgentSpecError: the first bad spec, its label and seat named.
     """
-    for label, spec in agents.items():
-        for seat, seat_spec in role_specs(spec, k).items():
-            try:
-                check_agent_spec(seat_spec, game="decrypto", seat=seat)
-            except AgentSpecError as exc:
-                raise AgentSpecError(f"--agent {label} as {seat}: {exc}") from None
-    try:
-        check_agent_spec(eve, game="decrypto", seat="eve")
-    except AgentSpecError as exc:
-        raise AgentSpecError(f"--eve: {exc}") from None
+    check_seat_specs("decrypto", [
+        *((f"--agent {label} as {seat}", seat, seat_spec)
+          for label, spec in agents.items() for seat, seat_spec in role_specs(spec, k).items()),
+        ("--eve", "eve", eve),
+    ])
 
 
 def main(argv: list[str] | None = None) -> int:

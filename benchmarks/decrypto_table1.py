@@ -38,9 +38,9 @@ import numpy as np
 from tqdm import tqdm
 
 import cluegym
-from cluegym.agents import AgentSpecError, check_agent_spec, make_agent
+from cluegym.agents import make_agent
 from cluegym.benchmarks.decrypto_figure3 import parse_agents
-from cluegym.benchmarks.usage import check_outputs, positive_int
+from cluegym.benchmarks.usage import check_outputs, check_seat_specs, positive_int
 from cluegym.envs.decrypto.rules import DecryptoState, TurnRecord
 
 #: role name -> (the seat replaced, the event it counts)
@@ -208,11 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     seat = ROLES[args.role][0]
     try:
         agents = parse_agents(args.agent, default={"glove": "glove", "word2vec": "word2vec"})
-        for label, spec in agents.items():  # checked before any replay (a bad one failed after the others)
-            try:
-                check_agent_spec(spec, game="decrypto", seat=seat)
-            except AgentSpecError as exc:
-                raise AgentSpecError(f"--agent {label}: {exc}") from None
+        # checked before any replay (a bad one failed after the others)
+        check_seat_specs("decrypto", ((f"--agent {label}", seat, spec) for label, spec in agents.items()))
         env = make_env(games, args.miscommunication_limit, args.interception_limit)
     except ValueError as exc:  # also a limit the game refuses, or records of another game shape
         parser.error(str(exc))

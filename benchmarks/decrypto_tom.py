@@ -35,8 +35,9 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from cluegym.agents import AgentSpecError, check_agent_spec, make_agent, parse_agent_spec
-from cluegym.benchmarks.usage import UsageError, check_outputs, parse_assignments, parse_option_value, positive_int
+from cluegym.agents import make_agent, parse_agent_spec
+from cluegym.benchmarks.usage import (check_outputs, check_seat_specs, parse_assignments, parse_option_value,
+                                      positive_int)
 from cluegym.envs.core.registry import env_module
 from cluegym.harness import GameSlots, agent_seed, game_seed, own_seed_of, play_game_async, run_carrying_stops
 
@@ -176,18 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.seed < 0:  # else refused by the first game, after its agents (a model) were built
         parser.error(f"--seed must be an integer >= 0, got {args.seed}")
     check_outputs(parser, {"--out": args.out})
-    try:
-        env_kwargs = {key: parse_option_value(value)
-                      for key, value in parse_assignments(args.env, "--env", "KEY=VALUE").items()}
-    except UsageError as exc:
-        parser.error(str(exc).removeprefix("cluegym: error: "))
+    env_kwargs = {key: parse_option_value(value)
+                  for key, value in parse_assignments(args.env, "--env", "KEY=VALUE", parser).items()}
     try:
         env_module("decrypto").env(**env_kwargs)  # the options every game builds its env with
-        for seat, spec in seat_specs(args.spec, args.alice, args.bob, args.eve).items():
-            try:
-                check_agent_spec(spec, game="decrypto", seat=seat)
-            except AgentSpecError as exc:
-                raise AgentSpecError(f"{seat} plays {spec!r}: {exc}") from None
+        check_seat_specs("decrypto", ((f"{seat} plays {spec!r}", seat, spec)
+                                      for seat, spec in seat_specs(args.spec, args.alice, args.bob, args.eve).items()))
     except ValueError as exc:
         parser.error(str(exc))
     out = run_tom_eval(args.spec, alice=args.alice, bob=args.bob, eve=args.eve, games=args.games, seed=args.seed,

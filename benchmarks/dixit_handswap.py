@@ -29,11 +29,11 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from cluegym.agents import AgentSpecError, check_agent_spec, run_match
+from cluegym.agents import AgentSpecError, run_match
 from cluegym.envs.dixit.config import PAPER_SEED
 from cluegym.envs.dixit.seating import pair_seating
 from cluegym.benchmarks.plotting import pyplot, save_figure
-from cluegym.benchmarks.usage import check_outputs, positive_int
+from cluegym.benchmarks.usage import check_outputs, check_seat_specs, positive_int
 
 #: The two conditions compared: the hand swap on (the paper) and off.
 CONDITIONS: tuple[tuple[str, bool], ...] = (("swap", True), ("no swap", False))
@@ -164,11 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # usage errors before the matches (argparse's exit 2): an unwritable --json failed after the run
     if args.a == args.b:
         parser.error(f"--a and --b are both {args.a!r}: the hand-swap check needs two different agents")
-    for flag, spec in (("--a", args.a), ("--b", args.b)):
-        try:
-            check_agent_spec(spec, game="dixit", seat="player_0")
-        except AgentSpecError as exc:
-            parser.error(f"{flag}: {exc}")
+    try:
+        check_seat_specs("dixit", [("--a", "player_0", args.a), ("--b", "player_0", args.b)])
+    except AgentSpecError as exc:
+        parser.error(str(exc))
     check_outputs(parser, {"--out": args.out, "--json": args.json})
     env = {k: v for k, v in (("deck", args.deck), ("captions", args.captions)) if v is not None}
     start = time.perf_counter()

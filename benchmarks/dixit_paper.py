@@ -31,9 +31,9 @@ import argparse
 import json
 from typing import Any, Mapping
 
-from cluegym.agents import AgentSpecError, check_agent_spec, parse_agent_spec, run_match
+from cluegym.agents import AgentSpecError, parse_agent_spec, run_match
 from cluegym.agents.llm.adapters.dixit import PAPER_AGENT_OPTIONS
-from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_option_value, positive_int
+from cluegym.benchmarks.usage import check_seat_specs, parse_assignments, parse_option_value, positive_int
 from cluegym.envs.dixit.config import PAPER_ENV_OPTIONS, PAPER_SEED
 from cluegym.harness import format_metrics
 
@@ -86,15 +86,6 @@ def preset_options(preset: str, agents: Mapping[str, str], env: Mapping[str, Any
             {**PAPER_ENV_OPTIONS, **dict(env or {})})
 
 
-def _assignments(parser: argparse.ArgumentParser, items: list[str], what: str, form: str) -> dict[str, str]:
-    """Repeated ``NAME=VALUE`` options; a malformed one or a name given twice (the later one
-    silently won) is argparse's usage error."""
-    try:
-        return parse_assignments(items, what, form)
-    except UsageError as exc:
-        parser.error(str(exc).removeprefix("cluegym: error: "))
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cluegym.benchmarks.dixit_paper", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -108,11 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-preset", action="store_true", help="print the resolved seats and env options")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = parser.parse_args(argv)
-    agents = _assignments(parser, args.agent, "--agent", "SEAT=SPEC") or {"*": "vision"}
-    options = {k: parse_option_value(v) for k, v in _assignments(parser, args.env, "--env", "KEY=VALUE").items()}
+    # a malformed item or a name given twice (the later one silently won) is a usage error
+    agents = parse_assignments(args.agent, "--agent", "SEAT=SPEC", parser) or {"*": "vision"}
+    options = {k: parse_option_value(v) for k, v in parse_assignments(args.env, "--env", "KEY=VALUE", parser).items()}
     try:
-        for spec in agents.values():  # Dixit's seats are alike: checked as player_0, without building the agent
-            check_agent_spec(spec, game="dixit", seat="player_0")
+        # Dixit's seats are alike: checked as player_0, without building the agent
+        check_seat_specs("dixit", ((None, "player_0", spec) for spec in agents.values()))
         seats, env = preset_options(args.preset, agents, options)
     except (AgentSpecError, ValueError) as exc:
         parser.error(str(exc))

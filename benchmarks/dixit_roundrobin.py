@@ -39,14 +39,14 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from cluegym.agents import AgentSpecError, check_agent_spec, run_match
+from cluegym.agents import AgentSpecError, run_match
 from cluegym.benchmarks.dixit_paper import PRESETS, preset_options
 from cluegym.envs.dixit.config import PAPER_SEED
 from cluegym.envs.dixit.metrics import agent_table
 from cluegym.envs.dixit.scoring import OUTCOMES
 from cluegym.envs.dixit.seating import pair_seating
 from cluegym.benchmarks.plotting import pyplot, save_figure
-from cluegym.benchmarks.usage import check_outputs, positive_int
+from cluegym.benchmarks.usage import check_outputs, check_seat_specs, positive_int
 
 #: Packaged baselines spanning the Dixit balance knob (see docs/dixit.md).
 DEFAULT_AGENTS: tuple[str, ...] = (
@@ -206,11 +206,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     twice = sorted({a for a in agents if agents.count(a) > 1})
     if twice:
         parser.error(f"--agent {', '.join(twice)} is given more than once")
-    for spec in agents:
-        try:
-            check_agent_spec(spec, game="dixit", seat="player_0")
-        except AgentSpecError as exc:
-            parser.error(f"--agent: {exc}")
+    try:
+        check_seat_specs("dixit", (("--agent", "player_0", spec) for spec in agents))
+    except AgentSpecError as exc:
+        parser.error(str(exc))
     check_outputs(parser, {"--out": args.out, "--json": args.json})
     env = {k: v for k, v in (("deck", args.deck), ("captions", args.captions)) if v is not None}
     start = time.perf_counter()

@@ -17,12 +17,12 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, Iterable, NoReturn, Sequence
 
 from cluegym.harness.results import check_writable
 
 __all__ = [
-    "UsageError", "check_outputs", "non_negative_float", "parse_assignments", "parse_option_value", "positive_float",
+    "UsageError", "check_outputs", "check_seat_specs", "non_negative_float", "parse_assignments", "parse_option_value", "positive_float",
     "positive_int", "usage_error",
 ]
 
@@ -44,29 +44,32 @@ def usage_error(message: str) -> NoReturn:
     raise UsageError(message)
 
 
-def parse_assignments(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> dict[str, str]:
+def parse_assignments(items: Sequence[str], what: str, form: str = "NAME=VALUE",
+                      parser: argparse.ArgumentParser | None = None) -> dict[str, str]:
     """``["alice=glove:k=16", ...]`` -> ``{"alice": "glove:k=16"}``.
 
     Args:
         items: the repeated option's values.
         what: the option, as errors name it (``"--agent"``).
         form: how errors show the expected shape.
+        parser: a script's own parser: its ``error`` reports instead (argparse's usage line).
 
     Raises:
         UsageError: an item without a name or a value, or a name given twice (the later one
-            silently won).
+            silently won); SystemExit from ``parser.error`` when a parser is given.
 
     Example:
         >>> parse_assignments(["alice=glove:k=16", "*=random"], "--agent")
         {'alice': 'glove:k=16', '*': 'random'}
     """
+    fail = usage_error if parser is None else parser.error
     out: dict[str, str] = {}
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or not key.strip() or not value.strip():
-            usage_error(f"{what} {item!r} must look like {form}")
+            fail(f"{what} {item!r} must look like {form}")
         if key.strip() in out:
-            usage_error(f"{what} name {key.strip()!r} is given twice")
+            fail(f"{what} name {key.strip()!r} is given twice")
         out[key.strip()] = value.strip()
     return out
 
@@ -132,6 +135,29 @@ def non_negative_float(text: str) -> float:
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
     return value
+
+
+def check_seat_specs(game: str, specs: Iterable[tuple[str | None, str, str]]) -> None:
+    """Check each ``(label, seat, spec)`` as ``seat`` of ``game`` plays it, without building
+    the agent (building one may load a model): a script's agents before its first match.
+
+    Raises:
+        AgentSpecError: the first bad spec, as ``"<label>: <why>"`` (just why for label None).
+
+    Example:
+        >>> check_seat_specs("decrypto", [("--eve", "eve", "nosuch")])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        cluegym.agents.AgentSpecError: --eve: unknown agent 'nosuch'; registered agents: ...
+    """
+    from cluegym.agents import AgentSpecError, check_agent_spec  # deferred: the agents' registry
+
+    for label, seat, spec in specs:
+        try:
+            check_agent_spec(spec, game=game, seat=seat)
+        except AgentSpecError as exc:
+            if label is None:
+                raise
+            raise AgentSpecError(f"{label}: {exc}") from None
 
 
 def check_outputs(parser: argparse.ArgumentParser, outputs: dict[str, Any],

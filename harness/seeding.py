@@ -52,9 +52,14 @@ def check_match_seed(seed: Any, name: str = "seed") -> None:
         raise ValueError(f"{name} must be a non-negative integer, got {seed}")
 
 
+def _first_seed(sequence: np.random.SeedSequence) -> int:
+    """The first 64-bit word ``sequence`` generates, as a non-negative seed below 2**63."""
+    return int(sequence.generate_state(1, dtype=np.uint64)[0] % (2**63))
+
+
 def game_seed(seed: int, index: int) -> int:
     """The env seed of game ``index`` of a match seeded ``seed``."""
-    return int(np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint64)[0] % (2**63))
+    return _first_seed(np.random.SeedSequence([seed, index]))
 
 
 def agent_seed(seed: int, index: int, seat_index: int, own_seed: int | None = None) -> int:
@@ -70,8 +75,7 @@ def agent_seed(seed: int, index: int, seat_index: int, own_seed: int | None = No
     # As a spawn key, which numpy appends after padding the entropy with zeros: a plain extra
     # entry would be that padding, and own seed 0 would give the seed of an agent without one.
     spawn_key = () if own_seed is None else (own_seed,)
-    sequence = np.random.SeedSequence([seed, index, 1 + seat_index], spawn_key=spawn_key)
-    return int(sequence.generate_state(1, dtype=np.uint64)[0] % (2**63))
+    return _first_seed(np.random.SeedSequence([seed, index, 1 + seat_index], spawn_key=spawn_key))
 
 
 def own_seed_of(agent: Any) -> int | None:
@@ -109,5 +113,4 @@ def with_own_seed(drawn: int, own_seed: int | None) -> int:
     """
     if own_seed is None:
         return drawn
-    sequence = np.random.SeedSequence([drawn], spawn_key=(own_seed,))
-    return int(sequence.generate_state(1, dtype=np.uint64)[0] % (2**63))
+    return _first_seed(np.random.SeedSequence([drawn], spawn_key=(own_seed,)))

@@ -293,6 +293,5 @@ def load_vectors(path: str | Path, limit: int | None = None) -> "KeyedVectors":
     """
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")
-    require_file(Path(path).expanduser(), "word vectors file")
-    resolved = Path(path).expanduser().resolve()
+    resolved = require_file(Path(path).expanduser(), "word vectors file").resolve()
     return _load_vectors(resolved, resolved.stat().st_mtime, limit)

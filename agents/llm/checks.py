@@ -51,6 +51,12 @@ def check_number(name: str, value: Any, *, low: float | None = None, high: float
 MAX_RETRIES_OPTION = 20
 
 
+def check_retries(name: str, value: Any) -> None:
+    """Raise a one-line ValueError unless ``value`` is an integer from 0 to :data:`MAX_RETRIES_OPTION`."""
+    check_number(name, value, low=0, high=MAX_RETRIES_OPTION, integer=True,
+                 what=f"an integer from 0 to {MAX_RETRIES_OPTION}")
+
+
 def check_llm_options(*, temperature: float, top_p: float, max_tokens: int, timeout: float, max_retries: int,
                       max_in_flight: int, parse_retries: int, decision_timeout: float) -> None:
     """Raise a one-line ValueError naming the first LLM agent option out of range."""
@@ -58,11 +64,9 @@ def check_llm_options(*, temperature: float, top_p: float, max_tokens: int, time
     check_number("top_p", top_p, low=0, low_open=True, high=1, what="a number in (0, 1]")
     check_number("max_tokens", max_tokens, low=1, integer=True, what="an integer >= 1")
     check_number("timeout", timeout, low=0, low_open=True, what="a finite number of seconds > 0")
-    check_number("max_retries", max_retries, low=0, high=MAX_RETRIES_OPTION, integer=True,
-                 what=f"an integer from 0 to {MAX_RETRIES_OPTION}")
+    check_retries("max_retries", max_retries)
     check_number("max_in_flight", max_in_flight, low=1, integer=True, what="an integer >= 1")
-    check_number("parse_retries", parse_retries, low=0, high=MAX_RETRIES_OPTION, integer=True,
-                 what=f"an integer from 0 to {MAX_RETRIES_OPTION}")
+    check_retries("parse_retries", parse_retries)
     check_number("decision_timeout", decision_timeout, low=0, low_open=True, what="a finite number of seconds > 0")
 
 

@@ -43,7 +43,7 @@ from cluegym.agents.llm.backends.http11 import (
 )
 from cluegym.agents.llm.backends.cache import ResponseCache
 from cluegym.agents.llm.backends.messages import BackendError, Completion, Message, Sampling
-from cluegym.agents.llm.checks import MAX_RETRIES_OPTION, check_number
+from cluegym.agents.llm.checks import check_number, check_retries
 
 #: Calls in a row that found nobody listening, after which a call makes one attempt only.
 UNREACHABLE_AFTER = 2
@@ -106,8 +106,7 @@ class OpenAIBackend(Backend):
         if not model:
             raise ValueError("the openai backend needs a model name (model=...)")
         check_number("timeout", timeout, low=0.0, low_open=True, what="a finite number of seconds > 0")
-        check_number("max_retries", max_retries, low=0, high=MAX_RETRIES_OPTION, integer=True,
-                     what=f"an integer from 0 to {MAX_RETRIES_OPTION}")
+        check_retries("max_retries", max_retries)
         check_number("max_in_flight", max_in_flight, low=1, integer=True, what="an integer >= 1")
         check_number("backoff_s", backoff_s, low=0.0, what="a finite number of seconds >= 0")
         check_number("backoff_max_s", backoff_max_s, low=0.0, what="a finite number of seconds >= 0")
@@ -122,7 +121,7 @@ class OpenAIBackend(Backend):
             where = "base_url" if base_url else "OPENAI_BASE_URL"
             raise ValueError(f"{where} must be an http(s)://host URL, got {self.base_url!r}")
         if http_client == "auto":
-            http_client = "openai" if not _plain_http_url(self.base_url) or uses_proxy(self.base_url) else "lean"
+            http_client = "openai" if uses_proxy(self.base_url) else "lean"  # base_url is http(s), checked above
         #: "lean" (:mod:`.http11`) or "openai" (the official client), as chosen for this endpoint.
         self.http_client = http_client
         if http_client == "openai":
