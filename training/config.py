@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 import cluegym
 from cluegym.harness.seeding import check_match_seed
 from cluegym.training.policy_agent import ALGORITHMS
+from cluegym.wrappers.seat_task import learner_env_options
 
 __all__ = ["ALGO_VALUE_RULES", "DEFAULT_ALGO_KWARGS", "RUN_OUTPUTS", "TrainConfig", "check_algo_values",
            "check_run_seeds", "claim_run_folder", "earlier_run_outputs", "policy_metadata"]
@@ -174,7 +175,8 @@ class TrainConfig:
             curve's reference lines and the summary table (e.g. ``["glove", "random"]``).
         shaping: potential-based shaping scale (0: off, the default).
         invalid_action_penalty: reward for a rejected action.
-        task_options, env_kwargs: the seat task's and the game's options (a task without a
+        task_options, env_kwargs: the seat task's and the game's options (the game's
+            learner defaults filled in: ``GameSpec.learner_env``; a task without a
             metric of its own is evaluated by the seat's mean episode return, ``"mean_return"``;
             the generic task takes ``metric=<a game metric>``).
         algo_kwargs: overrides of :data:`DEFAULT_ALGO_KWARGS`.
@@ -229,6 +231,9 @@ class TrainConfig:
             raise ValueError(f"vec must be 'dummy' or 'subproc', got {self.vec!r}")
         self.opponents = {seat: [specs] if isinstance(specs, str) else list(specs)
                           for seat, specs in self.opponents.items()}
+        # The game's learner defaults filled in here, so the saved policy's metadata and the
+        # evaluation matches play the game the learner trained on (Dixit: captions revealed).
+        self.env_kwargs = learner_env_options(self.game, self.env_kwargs)
         self.out = self.out or f"runs/{self.game}-{self.seat}-{self.algo}-s{self.seed}"
 
 

@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 import cluegym
 from cluegym.training.config import check_algo_values, check_run_seeds
+from cluegym.wrappers.seat_task import learner_env_options
 from cluegym.wrappers.shaping import potential_function
 
 __all__ = ["POLICY_MODES", "DEFAULT_PPO_KWARGS", "RLlibTrainConfig", "SeatPolicyMap", "policy_ids",
@@ -62,7 +63,8 @@ class RLlibTrainConfig:
         invalid_action_penalty: reward for a choice the game rejects.
         shaping: potential-based reward shaping scale from the game's potential, with PPO's
             ``gamma`` (0: off, the default); evaluation always plays the unshaped game.
-        task_options, env_kwargs: the seat tasks' and the game's options.
+        task_options, env_kwargs: the seat tasks' and the game's options (the game's
+            learner defaults filled in: ``GameSpec.learner_env``).
         algo_kwargs: overrides of :data:`DEFAULT_PPO_KWARGS`, plus ``fcnet_hiddens`` (a list).
         num_env_runners: RLlib env runner processes (0: sample in the driver).
         ray_address: Ray cluster to join (``HOST:PORT``, ``auto``), or ``local``: a Ray of
@@ -104,6 +106,8 @@ class RLlibTrainConfig:
 
     def __post_init__(self) -> None:
         cluegym.env_module(self.game)  # an unknown game: ValueError naming the registered ones
+        # The game's learner defaults filled in (Dixit: captions revealed), as TrainConfig does.
+        self.env_kwargs = learner_env_options(self.game, self.env_kwargs)
         if self.policies not in POLICY_MODES:
             raise ValueError(f"policies must be one of {', '.join(POLICY_MODES)}, got {self.policies!r}")
         for name in ("steps", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):

@@ -14,9 +14,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import gymnasium
 import numpy as np
@@ -26,7 +27,7 @@ from cluegym.wrappers.candidates import CandidateGenerator
 from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.numeric import NumericFeatures
 
-__all__ = ["SeatTask", "make_task", "generic_task", "INDEX_TYPES", "choice_index", "last_verdict", "penalty"]
+__all__ = ["SeatTask", "make_task", "generic_task", "learner_env_options", "learner_defaults_named", "INDEX_TYPES", "choice_index", "last_verdict", "penalty"]
 
 #: The learner-action types the views take as they are, before any isinstance check: Python
 #: ints and the numpy integers RL libraries hand over (bool is not one: it is rejected).
@@ -277,6 +278,40 @@ class SeatTask:
     def metric_name(self) -> str | None:
         """The name of the task's metric (None when it has none)."""
         return None if self.metric is None else self.metric[0]
+
+
+def learner_env_options(game: str, env_kwargs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The game options a learning view of ``game`` plays with: the game's ``learner_env``
+    defaults (:class:`~cluegym.envs.core.registry.GameSpec`) under ``env_kwargs`` (an option
+    given there wins).
+
+    Raises:
+        ValueError: an unknown game (the message names the registered ones).
+
+    Example:
+        >>> learner_env_options("dixit")
+        {'reveal_captions': True}
+        >>> learner_env_options("dixit", {"num_rounds": 2})
+        {'reveal_captions': True, 'num_rounds': 2}
+    """
+    return {**game_spec(game).learner_env, **dict(env_kwargs or {})}
+
+
+@contextlib.contextmanager
+def learner_defaults_named(game: str, env_kwargs: Mapping[str, Any] | None) -> Iterator[None]:
+    """Build a learning view's game env inside this: a ValueError the env raises about an
+    option the view set by default (:func:`learner_env_options`), which its caller never wrote
+    (e.g. Dixit's ``reveal_captions=True but deck 'x' has no captions``), says so."""
+    try:
+        yield
+    except ValueError as exc:
+        given = env_kwargs or {}
+        defaulted = [f"{key}={value!r}" for key, value in game_spec(game).learner_env.items()
+                     if key not in given and key in str(exc)]
+        if not defaulted:
+            raise
+        raise ValueError(f"{exc} ({game}'s learning views default to {', '.join(defaulted)}: "
+                         f"its learner task needs it)") from exc
 
 
 def make_task(game: str, seat: str, env: Any = None, **options: Any) -> SeatTask:

@@ -48,8 +48,8 @@ from cluegym.envs.core.text import describe
 from cluegym.harness.seats import check_agents_fit
 from cluegym.harness.seeding import own_seed_of, with_own_seed
 from cluegym.wrappers.policy_pool import PolicyPool
-from cluegym.wrappers.seat_task import (SeatTask, choice_index, generic_task, last_verdict, make_task,
-                                        penalty)
+from cluegym.wrappers.seat_task import (SeatTask, choice_index, generic_task, last_verdict, learner_defaults_named,
+                                        learner_env_options, make_task, penalty)
 from cluegym.wrappers.shaping import PotentialShaping
 
 # SeatTask, make_task, generic_task (wrappers.seat_task) and PolicyPool (wrappers.policy_pool)
@@ -68,7 +68,8 @@ class SelfPlayEnv(gymnasium.Env):
         task: the learner's :class:`SeatTask`; None builds the game's default for the seat
             with ``task_options``.
         task_options: options of the default task (e.g. ``{"embedding": "glove"}``).
-        env_kwargs: game options (observation digests are off unless asked for: speed).
+        env_kwargs: game options (observation digests are off unless asked for: speed), over
+            the game's learner defaults (``GameSpec.learner_env``: Dixit reveals captions).
         shaping: a :class:`PotentialShaping`, True for the game's default potential, or
             None/False (the default) for the plain game reward.
         selfplay: add learner snapshots to the pools of same-role seats (see
@@ -447,20 +448,23 @@ def _check_option_seed(label: str, seed: Any) -> None:
 
 
 def make_game_env(game: str, env_kwargs: Mapping[str, Any] | None = None) -> Any:
-    """The AEC env a :class:`SelfPlayEnv` of ``game`` plays: ``env_kwargs`` as given, with
+    """The AEC env a :class:`SelfPlayEnv` of ``game`` plays: ``env_kwargs`` over the game's
+    learner defaults (:func:`~cluegym.wrappers.seat_task.learner_env_options`), with
     observation digests off unless asked for (a learner needs no record digests; they cost
     time).
 
     Example:
-        >>> make_game_env("dixit", {"reveal_captions": True}).unwrapped.record_observations
-        False
+        >>> raw = make_game_env("dixit").unwrapped
+        >>> raw.record_observations, raw.reveal_captions
+        (False, True)
     """
     module = cluegym.env_module(game)
-    kwargs = dict(env_kwargs or {})
-    if "record_observations" not in kwargs:
-        try:
-            return module.env(**kwargs, record_observations=False)
-        except TypeError as exc:
-            if "record_observations" not in str(exc):
-                raise
-    return module.env(**kwargs)
+    kwargs = learner_env_options(game, env_kwargs)
+    with learner_defaults_named(game, env_kwargs):
+        if "record_observations" not in kwargs:
+            try:
+                return module.env(**kwargs, record_observations=False)
+            except TypeError as exc:
+                if "record_observations" not in str(exc):
+                    raise
+        return module.env(**kwargs)

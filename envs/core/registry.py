@@ -25,9 +25,9 @@ import pkgutil
 import re
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Mapping
 
 __all__ = [
     "GameSpec", "env_class", "env_module", "game_ids", "game_spec", "load_reference", "make", "register_game",
@@ -76,6 +76,11 @@ class GameSpec:
         data: the package whose ``data/`` folder ships the game's word lists or decks (read
             with ``importlib.resources``, e.g. by the embedding loaders), e.g.
             ``"cluegym.envs.decrypto"``; None when the game ships none.
+        learner_env: game options the learning views (``SelfPlayEnv``, ``MultiSeatEnv``,
+            ``cluegym train``) default to where their caller names none: what the game's
+            learner task needs to read, e.g. Dixit's ``{"reveal_captions": True}`` (its
+            listener features compare the clue with the cards' captions). An option given
+            explicitly wins. Empty by default.
 
     Raises:
         ValueError: a malformed name, version or module reference (one line, naming the field).
@@ -94,6 +99,8 @@ class GameSpec:
     learner_task: str | None = None
     potential: str | None = None
     data: str | None = None
+    # Not hashed (a dict): a spec's hash is its names', as before this field.
+    learner_env: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not GAME_NAME.fullmatch(self.name):
@@ -114,6 +121,11 @@ class GameSpec:
                 continue
             if not isinstance(value, str) or not pattern.fullmatch(value):
                 raise ValueError(f"GameSpec {field_name} of {self.name!r} must be {shape}, got {value!r}")
+        if not isinstance(self.learner_env, Mapping) or not all(
+                isinstance(key, str) and key.isidentifier() for key in self.learner_env):
+            raise ValueError(f"GameSpec learner_env of {self.name!r} must map game option names to values, "
+                             f"got {self.learner_env!r}")
+        object.__setattr__(self, "learner_env", dict(self.learner_env))  # the spec's own copy
 
     @property
     def id(self) -> str:

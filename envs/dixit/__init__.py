@@ -20,4 +20,7 @@ GAME = GameSpec(
     learner_task="cluegym.wrappers.dixit:seat_task",
     potential="cluegym.wrappers.dixit:potential",
     data="cluegym.envs.dixit",
+    # The listener task compares the clue with the cards' captions, and the storyteller's and
+    # distractor's delegate (the caption agent) reads them too: no learning view works without.
+    learner_env={"reveal_captions": True},
 )

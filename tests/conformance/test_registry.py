@@ -51,6 +51,11 @@ def test_malformed_specs_and_lookups_fail_clearly():
         GameSpec(name="chess_v1", env="chess.env")
     with pytest.raises(ValueError, match="learner_task of 'chess' must be 'module:function'"):
         GameSpec(name="chess", env="chess.env", learner_task="chess.tasks")
+    with pytest.raises(ValueError, match="learner_env of 'chess' must map game option names"):
+        GameSpec(name="chess", env="chess.env", learner_env={"no such": True})
+    with pytest.raises(ValueError, match="learner_env of 'chess' must map game option names"):
+        GameSpec(name="chess", env="chess.env", learner_env=[("clock", 5)])
+    assert GameSpec(name="chess", env="chess.env").learner_env == {}
     with pytest.raises(TypeError, match="takes a GameSpec"):
         cluegym.register_game({"name": "chess"})
     with pytest.raises(ValueError, match="unknown game 'chess'"):

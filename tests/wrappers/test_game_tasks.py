@@ -8,6 +8,8 @@ import pytest
 import torch
 from gymnasium.utils.env_checker import check_env
 
+from cluegym.training.config import TrainConfig
+from cluegym.wrappers.multiseat import MultiSeatEnv
 from cluegym.wrappers.selfplay import SelfPlayEnv
 from cluegym.wrappers.undercover import seat_win_rate, vote_accuracy
 
@@ -97,9 +99,41 @@ def test_dixit_listeners_of_a_round_share_the_clue_similarities():
 
 def test_dixit_features_need_captions():
     with pytest.raises(ValueError, match="reveal_captions"):
-        env = SelfPlayEnv("dixit", "player_0", env_kwargs={"num_rounds": 2},
+        env = SelfPlayEnv("dixit", "player_0", env_kwargs={"num_rounds": 2, "reveal_captions": False},
                           opponents={f"player_{i}": "random" for i in range(1, 4)}, task_options={"player": "random"})
         env.reset(seed=0)
+
+
+def test_dixit_learning_views_reveal_captions_unless_told_otherwise():
+    # GameSpec.learner_env: without it every Dixit view refused its first reset (the caption
+    # delegate and the listener features read captions) until the user named the option.
+    env = SelfPlayEnv("dixit", "player_0", env_kwargs={"num_rounds": 2},
+                      opponents={f"player_{i}": "random" for i in range(1, 4)}, task_options={"player": "random"})
+    observation, info = env.reset(seed=0)
+    assert env.raw.reveal_captions and env.env_kwargs == {"num_rounds": 2}
+    assert observation.shape == env.observation_space.shape and info["action_mask"].any()
+    multi = MultiSeatEnv("dixit", "all", env_kwargs={"num_rounds": 2}, task_options={"player": "random"})
+    multi.reset(seed=0)
+    assert multi.game_env.reveal_captions and not multi.game_env.record_observations
+    config = TrainConfig(game="dixit", seat="player_0", env_kwargs={"num_rounds": 2})
+    assert config.env_kwargs == {"reveal_captions": True, "num_rounds": 2}  # what the policy's metadata records
+    assert TrainConfig(game="decrypto", seat="eve").env_kwargs == {}
+
+
+def test_a_learner_default_the_env_refuses_is_named_as_the_views_own(tmp_path):
+    from PIL import Image  # noqa: PLC0415
+
+    for i in range(30):
+        Image.new("RGB", (8, 12), (i * 8, 40, 90)).save(tmp_path / f"pic{i:02d}.png")
+    view = "dixit's learning views default to reveal_captions=True"
+    with pytest.raises(ValueError, match=f"has no captions \\({view}"):
+        SelfPlayEnv("dixit", "player_0", env_kwargs={"deck": str(tmp_path)})
+    with pytest.raises(ValueError, match=f"has no captions \\({view}"):
+        MultiSeatEnv("dixit", "all", env_kwargs={"deck": str(tmp_path)})
+    with pytest.raises(ValueError, match="has no captions$"):  # the user's own option: the env's message
+        SelfPlayEnv("dixit", "player_0", env_kwargs={"deck": str(tmp_path), "reveal_captions": True})
+    with pytest.raises(ValueError, match="need 36$"):  # an error about another option: as the env says it
+        SelfPlayEnv("dixit", "player_0", env_kwargs={"deck": str(tmp_path), "num_players": 6, "hand_size": 6})
 
 
 def test_taboo_defender_guess_task_combines_with_the_speaker():

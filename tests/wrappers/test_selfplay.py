@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -368,6 +370,8 @@ def test_subprocess_envs_are_forked_after_the_game_preloads(tmp_path, monkeypatc
 
     for i in range(30):
         Image.new("RGB", (30, 45), (i * 8, 40, 90)).save(tmp_path / f"pic{i:02d}.png")
+    # Captions: the Dixit learning views reveal them (GameSpec.learner_env).
+    (tmp_path / "captions.json").write_text(json.dumps({f"pic{i:02d}": f"a blue card number {i}" for i in range(30)}))
     deck = get_deck(str(tmp_path), None)
     filled_at_fork = []
 

@@ -16,7 +16,8 @@ from cluegym.envs.core.rng import check_seed, integers
 from cluegym.envs.core.seats import UnknownSeatError, seat_entry, seat_get
 from cluegym.harness.seats import check_agents_fit
 from cluegym.harness.seeding import own_seed_of, with_own_seed
-from cluegym.wrappers.seat_task import choice_index, last_verdict, penalty
+from cluegym.wrappers.seat_task import (choice_index, last_verdict, learner_defaults_named, learner_env_options,
+                                        penalty)
 from cluegym.wrappers.selfplay import SeatTask, make_task
 from cluegym.wrappers.shaping import PotentialShaping
 
@@ -51,7 +52,8 @@ class MultiSeatEnv(AECEnv):
         opponents: seat -> agent spec for the other seats; ``"*"`` for every seat not named;
             default: the game's ``DEFAULT_AGENTS`` (then ``"random"``).
         task_options: options of every learning seat's task (e.g. ``{"embedding": "glove"}``).
-        env_kwargs: game options.
+        env_kwargs: game options, over the game's learner defaults (``GameSpec.learner_env``:
+            Dixit reveals captions).
         observation_key: the key of the feature vector (``"observation"``, or
             ``"observations"`` for RLlib's action-masking module).
         invalid_action_penalty: reward for a choice the game rejects (default 0).
@@ -84,8 +86,9 @@ class MultiSeatEnv(AECEnv):
             raise ValueError(f"observation_key must be a name other than 'action_mask', got {observation_key!r}")
         module = cluegym.env_module(game)
         self.game = game
-        kwargs = {"record_observations": False, **dict(env_kwargs or {})}  # digests cost time
-        self.game_env = module.raw_env(**kwargs)
+        kwargs = {"record_observations": False, **learner_env_options(game, env_kwargs)}  # digests cost time
+        with learner_defaults_named(game, env_kwargs):
+            self.game_env = module.raw_env(**kwargs)
         self.possible_agents = learning_seats(game, learners, self.game_env)
         self.tasks: dict[str, SeatTask] = {
             seat: make_task(game, seat, self.game_env, **dict(task_options or {})) for seat in self.possible_agents
