@@ -159,15 +159,28 @@ def registered_agents() -> list[str]:
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``"name:k=v,k2=v2"`` into ``("name", {"k": "v", "k2": "v2"})``."""
+    """Split ``"name:k=v,k2=v2"`` into ``("name", {"k": "v", "k2": "v2"})``.
+
+    Raises:
+        AgentSpecError: no agent name, an item that is not ``key=value``, or a parameter
+            with no value (``glove:embedding=`` silently meant the default embedding, and
+            ``candidates=`` the current folder).
+
+    Example:
+        >>> parse_agent_spec("glove:k=16, embedding=word2vec")
+        ('glove', {'k': '16', 'embedding': 'word2vec'})
+    """
     name, _, rest = spec.strip().partition(":")
     if not name:
         raise AgentSpecError(f"empty agent name in spec {spec!r}")
     params: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
-        if not eq or not key:
+        if not eq or not key.strip():
             raise AgentSpecError(f"agent parameter {item!r} in {spec!r} is not key=value")
+        if not value.strip():
+            raise AgentSpecError(f"agent parameter {key.strip()!r} in {spec!r} has no value: give one, or leave "
+                                 f"the parameter out for its default")
         params[key.strip()] = value.strip()
     return name, params
 

@@ -218,6 +218,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     check_outputs(parser, {"--out": args.out, "--json": args.json}, inputs={"--pool": args.pool})
+    if args.pool and args.part in ("b", "both"):
+        try:  # as part (b)'s agents will open it: a folder or an unwritable file failed after part (a)'s games
+            ExperiencePool.from_option(str(Path(args.pool).expanduser().resolve()))
+        except ValueError as exc:
+            parser.error(f"--pool: {exc}")
 
     def body() -> int:
         start = time.perf_counter()

@@ -39,7 +39,8 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from cluegym.agents import run_match
+import cluegym
+from cluegym.agents import make_agent, run_match
 from cluegym.agents.llm.adapters.decrypto_variants import MODE_NAMES, MODES
 from cluegym.benchmarks.plotting import figure_path, pyplot, save_figure
 from cluegym.benchmarks.usage import check_outputs
@@ -131,6 +132,25 @@ def seat_specs(spec: str, combo: PromptCombo, eve: str) -> dict[str, str]:
     }
 
 
+def check_models(models: dict[str, str], combos: Sequence[PromptCombo], eve: str = "same") -> None:
+    """Build each model's three agents once, as the first combination seats them (an LLM
+    agent's model loads at its first request, not here), so that a bad spec or option of any
+    model fails before the first match.
+
+    Raises:
+        ValueError: as ``model 'LABEL': why`` for the first model whose agents cannot be built.
+    """
+    if not combos:
+        return
+    seats = cluegym.make("decrypto")
+    for label, spec in models.items():
+        for seat, seat_spec in seat_specs(spec, combos[0], eve).items():
+            try:
+                make_agent(seat_spec, game="decrypto", seat=seat, action_space=seats.action_space(seat))
+            except ValueError as exc:
+                raise type(exc)(f"model {label!r}: {seat}: {exc}") from None
+
+
 def run(models: dict[str, str], combos: Sequence[PromptCombo], *, games: int, seeds: int, eve: str = "same",
         concurrency: int = 1, env_kwargs: dict[str, Any] | None = None, progress: bool = True) -> list[dict[str, Any]]:
     """Play every (model, combination, seed) match.
@@ -148,7 +168,13 @@ def run(models: dict[str, str], combos: Sequence[PromptCombo], *, games: int, se
     Returns:
         One row per finished game: ``{"model", "combo" (the four modes), "class", "seed",
         "game", "turns", "end_reason", "winner", "fallbacks", "forfeits"}``.
+
+    Raises:
+        ValueError: a model's or Eve's spec that cannot be built, as ``model 'LABEL': why``,
+            before the first match (a later model's was found after the earlier models'
+            matches had run).
     """
+    check_models(models, combos, eve)
     rows: list[dict[str, Any]] = []
     bar = tqdm(total=len(models) * len(combos) * seeds, desc="figure 4", unit="match", disable=not progress)
     for label, spec in models.items():

@@ -36,10 +36,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from cluegym.agents import make_agent, parse_agent_spec
-from cluegym.benchmarks.usage import (check_outputs, check_seat_specs, parse_assignments, parse_option_value,
+from cluegym.benchmarks.usage import (check_outputs, check_seat_specs, parse_options,
                                       positive_int)
 from cluegym.envs.core.registry import env_module
 from cluegym.harness import GameSlots, agent_seed, game_seed, own_seed_of, play_game_async, run_carrying_stops
+from cluegym.harness.runner import check_match_counts
 
 __all__ = ["main", "prediction_rows", "run_tom_eval", "table2", "table3"]
 
@@ -152,7 +153,12 @@ def run_tom_eval(spec: str = "llm-cot", *, alice: str | None = None, bob: str | 
 
     Returns:
         ``{"table2", "table3", "metrics", "records"}``.
+
+    Raises:
+        ValueError: ``games`` or ``concurrency`` under 1, or a bad ``seed`` (before any agent
+            is built): ``games=0`` returned NaN tables.
     """
+    check_match_counts(games, seed, concurrency)
     specs = seat_specs(spec, alice, bob, eve)
     records = run_carrying_stops(_play_tom_games(specs, games, seed, dict(env_kwargs or {}), concurrency, progress))
     rows = [row for record in records for row in record["tom"]["belief_probes"]]
@@ -177,8 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.seed < 0:  # else refused by the first game, after its agents (a model) were built
         parser.error(f"--seed must be an integer >= 0, got {args.seed}")
     check_outputs(parser, {"--out": args.out})
-    env_kwargs = {key: parse_option_value(value)
-                  for key, value in parse_assignments(args.env, "--env", "KEY=VALUE", parser).items()}
+    env_kwargs = parse_options(args.env, "--env", parser=parser)
     try:
         env_module("decrypto").env(**env_kwargs)  # the options every game builds its env with
         check_seat_specs("decrypto", ((f"{seat} plays {spec!r}", seat, spec)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import sys
 from pathlib import Path
@@ -32,6 +33,7 @@ from tqdm.auto import tqdm
 
 from cluegym.benchmarks.usage import UsageError, check_outputs, positive_int
 from cluegym.envs.core.seats import seat_name
+from cluegym.harness.results import write_bytes_atomic
 from cluegym.envs.dixit.env import get_deck
 from cluegym.envs.dixit.human_eval import RATING_SCALE, model_scores
 
@@ -110,15 +112,17 @@ def sheet_rows(games: Iterable[dict[str, Any]], raters: int = 3) -> list[dict[st
 
 
 def write_sheet(rows: Sequence[dict[str, str]], path: str | Path) -> Path:
-    """Write the rating sheet as CSV (creating folders)."""
+    """Write the rating sheet as CSV (creating folders), atomically: a kill while writing
+    leaves the earlier sheet (raters' work, with ``--overwrite``) whole, never half a new one."""
     if not rows:
         raise ValueError("no clue to rate in these results")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    write_bytes_atomic(path, text.getvalue().encode("utf-8"))
     return path
 
 

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 from cluegym.agents import AgentSpecError, parse_agent_spec, run_match
 from cluegym.agents.llm.adapters.dixit import PAPER_AGENT_OPTIONS
-from cluegym.benchmarks.usage import check_seat_specs, parse_assignments, parse_option_value, positive_int
+from cluegym.benchmarks.usage import check_seat_specs, parse_assignments, parse_options, positive_int
 from cluegym.envs.dixit.config import PAPER_ENV_OPTIONS, PAPER_SEED
 from cluegym.harness import format_metrics
 
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # a malformed item or a name given twice (the later one silently won) is a usage error
     agents = parse_assignments(args.agent, "--agent", "SEAT=SPEC", parser) or {"*": "vision"}
-    options = {k: parse_option_value(v) for k, v in parse_assignments(args.env, "--env", "KEY=VALUE", parser).items()}
+    options = parse_options(args.env, "--env", parser=parser)
     try:
         # Dixit's seats are alike: checked as player_0, without building the agent
         check_seat_specs("dixit", ((None, "player_0", spec) for spec in agents.values()))

@@ -66,11 +66,17 @@ def start_server(delay_s: float) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("fake chat server did not start")
 
 
+#: The agents' request timeout (seconds): the server's delay must stay under it, else every
+#: request times out, is retried and forfeits its decision, and the rows measure no match.
+REQUEST_TIMEOUT_S = 60
+
+
 def measure(base_url: str, concurrency: int, games: int, max_turns: int, seed: int = 0,
             http_client: str = "auto") -> dict[str, Any]:
     """One match at one concurrency level: games/s, requests/s, calls per game, and this
     process's CPU per request."""
-    spec = f"llm:backend=openai,base_url={base_url},model=fake,max_in_flight=256,timeout=60,http_client={http_client}"
+    spec = (f"llm:backend=openai,base_url={base_url},model=fake,max_in_flight=256,timeout={REQUEST_TIMEOUT_S},"
+            f"http_client={http_client}")
     cpu = time.process_time()
     summary = run_match(
         "decrypto", {"*": spec}, games=games, seed=seed, concurrency=concurrency,
@@ -93,8 +99,12 @@ def run(delay_s: float = 0.2, levels: Sequence[int] = (1, 8, 32, 64), max_turns:
 
     Raises:
         ValueError: ``levels`` lacks level 1 (the baseline: without it the lowest level was
-            measured against itself and read 1.00) or names a level twice.
+            measured against itself and read 1.00) or names a level twice, or ``delay_s`` is
+            not under :data:`REQUEST_TIMEOUT_S`.
     """
+    if not 0 <= delay_s < REQUEST_TIMEOUT_S:
+        raise ValueError(f"delay_s must be from 0 to under the agents' {REQUEST_TIMEOUT_S} s request timeout, "
+                         f"got {delay_s}")
     if 1 not in levels:
         raise ValueError(f"levels must include 1, the baseline of the efficiencies; got {list(levels)}")
     if len(set(levels)) != len(levels):
@@ -140,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if 1 not in args.levels:
         parser.error(f"--levels must include 1: efficiency is relative to level 1 "
                      f"(got {' '.join(map(str, args.levels))})")
+    if args.delay >= REQUEST_TIMEOUT_S:  # every request would time out: a match of forfeits, hours long
+        parser.error(f"--delay must be under the agents' {REQUEST_TIMEOUT_S} s request timeout, got {args.delay}")
     twice = sorted({c for c in args.levels if args.levels.count(c) > 1})
     if twice:
         parser.error(f"--levels names {' '.join(map(str, twice))} more than once")

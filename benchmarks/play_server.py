@@ -39,7 +39,7 @@ from PIL import Image
 
 from cluegym.agents import AgentSpecError, make_agent
 from cluegym.agents.human import HumanAgent, HumanTurn
-from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_option_value
+from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_options
 from cluegym.envs.core.record import to_jsonable
 from cluegym.envs.core.registry import env_module
 from cluegym.harness import build_agents, check_match_seed, resolve_seats, run_match
@@ -400,7 +400,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     """``cluegym play GAME --seat SEAT``: serve the page until the games are over; exit 0 (played),
     1 (the match failed), 2 (bad arguments, checked before the page is served) or 130 (Ctrl-C)."""
     agents = parse_assignments(args.agent, "--agent", "SEAT=SPEC")
-    env_kwargs = {key: parse_option_value(value) for key, value in parse_assignments(args.env, "--env", "KEY=VALUE").items()}
+    env_kwargs = parse_options(args.env, "--env")
     try:
         session = PlaySession(args.game, args.seat, agents, games=args.games, seed=args.seed, env_kwargs=env_kwargs,
                               port=args.port, results_path=args.results)

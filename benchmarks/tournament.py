@@ -48,7 +48,7 @@ from cluegym.envs.core.registry import env_module
 from cluegym.harness import build_agents, check_match_seed, resolve_seats
 from cluegym.harness.distributed import check_ray_address
 from cluegym.harness.results import json_options, load_rows, match_signature, write_json_atomic
-from cluegym.benchmarks.usage import parse_assignments, parse_option_value, usage_error
+from cluegym.benchmarks.usage import parse_assignments, parse_options, usage_error
 
 __all__ = ["Match", "Side", "plan_matches", "register_cli", "run_tournament", "tournament_sides"]
 
@@ -376,7 +376,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     except ValueError as exc:
         usage_error(str(exc))
     agents = parse_assignments(args.agent, "--agent")
-    env_kwargs = {key: parse_option_value(value) for key, value in parse_assignments(args.env, "--env").items()}
+    env_kwargs = parse_options(args.env, "--env")
     try:
         report = run_tournament(args.game, agents, games=args.games, seed=args.seed, out_dir=args.out,
                                 env_kwargs=env_kwargs, concurrency=args.concurrency, progress=not args.no_progress,

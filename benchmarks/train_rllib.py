@@ -32,7 +32,6 @@ An ``--out`` holding an earlier run is refused unless ``--overwrite`` (which rep
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from cluegym.benchmarks.train_scripts import add_overwrite, checked_config, refuse_earlier_run
-from cluegym.benchmarks.usage import check_outputs, positive_int
+from cluegym.benchmarks.usage import check_outputs, parse_options, positive_int
 from cluegym.training.rllib_engine import RLlibTrainConfig, train_rllib
 
 LEARNERS = ["player_0", "player_1", "player_2"]
@@ -76,20 +75,6 @@ SETUPS: dict[str, Setup] = {
     "undercover": Setup("glove:infer=false", "three Undercover voters, shared policy, vs two `glove:infer=false`",
                         "random voter (task-random)", steps=12_288, eval_every=3_072, eval_games=100),
 }
-
-
-def _algo_args(pairs: list[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` options as PPO keywords (JSON values: numbers, lists; else the text)."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"train_rllib: error: --algo-arg takes KEY=VALUE, got {pair!r}")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
 
 
 def rllib_table(summary: dict[str, Any], setup: Setup, wall_seconds: float, out: str | Path) -> str:
@@ -135,10 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.plot and Path(args.plot).resolve() == Path(args.out, "curve.png").resolve():  # copyfile onto itself
         parser.error(f"--plot {args.plot} is the run's own curve (--out's curve.png): give another path")
     check_outputs(parser, {"--plot": args.plot or None})
-    try:
-        algo_kwargs = _algo_args(args.algo_arg)
-    except SystemExit as exc:  # its message, as argparse's usage error (exit 2) before anything runs
-        parser.error(str(exc).removeprefix("train_rllib: error: "))
+    algo_kwargs = parse_options(args.algo_arg, "--algo-arg", parser=parser)  # JSON values: numbers, lists
     began = time.perf_counter()
     # None (not given): the setup's default; the flags take only numbers >= 1
     config = checked_config(

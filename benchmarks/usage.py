@@ -1,90 +1,30 @@
-"""The one-line usage error of every ``cluegym`` command, and the ``NAME=VALUE`` arguments they share.
+"""The checks the ``cluegym`` commands and benchmark scripts share: argparse types for counts
+and durations, agent specs and output paths checked before any work.
 
-The commands live in two layers (``cluegym.cli`` and the benchmarks' ``register_cli``
-modules under it), so these live here, where both can import them; :func:`cluegym.cli.main`
-prints the error.
+The one-line usage error (:class:`UsageError`) and the ``NAME=VALUE`` arguments
+(:func:`parse_assignments`, :func:`parse_options`) live in :mod:`cluegym.harness.arguments`, where
+``cluegym train`` (a layer below) reads them too; they are re-exported here.
 
 Example:
-    >>> raise UsageError("--games must be >= 1, got 0")
-    Traceback (most recent call last):
-    UsageError: cluegym: error: --games must be >= 1, got 0
+    >>> str(UsageError("--games must be >= 1, got 0"))
+    'cluegym: error: --games must be >= 1, got 0'
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Iterable, NoReturn, Sequence
+from typing import Any, Iterable
 
+from cluegym.harness.arguments import UsageError, parse_assignments, parse_option_value, parse_options, usage_error
 from cluegym.harness.results import check_writable
 
 __all__ = [
-    "UsageError", "check_outputs", "check_seat_specs", "non_negative_float", "parse_assignments", "parse_option_value", "positive_float",
-    "positive_int", "usage_error",
+    "UsageError", "check_outputs", "check_seat_specs", "non_negative_float", "parse_assignments", "parse_option_value",
+    "parse_options", "positive_float", "positive_int", "usage_error",
 ]
-
-
-class UsageError(SystemExit):
-    """A one-line ``cluegym: error: ...`` for input that cannot run; exits 2 like argparse's
-    own usage errors (a run that played but failed exits 1). :func:`cluegym.cli.main` prints it."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(2)
-        self.message = " ".join(f"cluegym: error: {message}".split())
-
-    def __str__(self) -> str:
-        return self.message
-
-
-def usage_error(message: str) -> NoReturn:
-    """Stop the command with :class:`UsageError` ``message`` (as an expression in a branch)."""
-    raise UsageError(message)
-
-
-def parse_assignments(items: Sequence[str], what: str, form: str = "NAME=VALUE",
-                      parser: argparse.ArgumentParser | None = None) -> dict[str, str]:
-    """``["alice=glove:k=16", ...]`` -> ``{"alice": "glove:k=16"}``.
-
-    Args:
-        items: the repeated option's values.
-        what: the option, as errors name it (``"--agent"``).
-        form: how errors show the expected shape.
-        parser: a script's own parser: its ``error`` reports instead (argparse's usage line).
-
-    Raises:
-        UsageError: an item without a name or a value, or a name given twice (the later one
-            silently won); SystemExit from ``parser.error`` when a parser is given.
-
-    Example:
-        >>> parse_assignments(["alice=glove:k=16", "*=random"], "--agent")
-        {'alice': 'glove:k=16', '*': 'random'}
-    """
-    fail = usage_error if parser is None else parser.error
-    out: dict[str, str] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip() or not value.strip():
-            fail(f"{what} {item!r} must look like {form}")
-        if key.strip() in out:
-            fail(f"{what} name {key.strip()!r} is given twice")
-        out[key.strip()] = value.strip()
-    return out
-
-
-def parse_option_value(text: str) -> Any:
-    """A ``--env key=value`` value: JSON when it parses (numbers, lists, ``true``), else the string.
-
-    Example:
-        >>> parse_option_value("3"), parse_option_value("[1, 2]"), parse_option_value("glove")
-        (3, [1, 2], 'glove')
-    """
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):  # RecursionError: "[[[[..." nested past the limit
-        return text
 
 
 # -- argparse types: a bad number is argparse's own one-line usage error, exit 2 ----------------

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import cluegym
 from cluegym.agents import AgentSpecError, agent_class, agent_params, registered_agents, run_match
-from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_option_value
+from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_options
 from cluegym.envs.core.record import transcript
 from cluegym.harness import RayNotInstalledError, format_metrics
 
@@ -130,7 +130,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     agents = parse_assignments(args.agent, "--agent")
-    env_kwargs = {k: parse_option_value(v) for k, v in parse_assignments(args.env, "--env").items()}
+    env_kwargs = parse_options(args.env, "--env")
     try:
         summary = run_match(
             args.game, agents, games=args.games, seed=args.seed, env_kwargs=env_kwargs,

@@ -5,7 +5,8 @@ The match harness plays seeded games (:mod:`~cluegym.harness.seeding`), fills th
 logs and resumes results (:mod:`~cluegym.harness.results`) and runs whole matches with
 concurrency and a progress bar (:mod:`~cluegym.harness.runner`; an agent's KeyboardInterrupt stops
 them cleanly, :mod:`~cluegym.harness.stopping`), locally or as Ray tasks across
-a cluster (:mod:`~cluegym.harness.distributed`). It imports only
+a cluster (:mod:`~cluegym.harness.distributed`); the commands that run them read their
+``NAME=VALUE`` arguments with :mod:`~cluegym.harness.arguments`. It imports only
 :mod:`cluegym.envs` and third-party packages: agents reach it through
 :class:`~cluegym.harness.agent_protocol.MatchAgent`, and the caller passes the agent factory
 (:func:`cluegym.agents.run_match` passes the agent registry's ``make_agent``).

@@ -49,7 +49,7 @@ from cluegym.harness.seats import build_agents, resolve_seats
 from cluegym.harness.seeding import check_match_seed
 from cluegym.harness.stopping import GameSlots, run_carrying_stops
 
-__all__ = ["POSTFIX_EVERY_S", "MatchProgress", "format_metrics", "resumed_rows", "run_match", "summarize"]
+__all__ = ["POSTFIX_EVERY_S", "MatchProgress", "check_match_counts", "format_metrics", "resumed_rows", "run_match", "summarize"]
 
 #: Seconds between progress-bar postfix updates (LLM counters polled from the live agents).
 POSTFIX_EVERY_S = 0.5
@@ -125,6 +125,23 @@ class MatchProgress:
         self.bar.close()
 
 
+def check_match_counts(games: int, seed: int, concurrency: int) -> None:
+    """Raise ValueError (TypeError for a seed of the wrong type) for a match's ``games`` or
+    ``concurrency`` under 1 or an invalid match ``seed``: what :func:`run_match` and the
+    benchmarks that play their own matches check before any game.
+
+    Example:
+        >>> check_match_counts(0, 0, 1)
+        Traceback (most recent call last):
+        ValueError: games must be >= 1, got 0
+    """
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    check_match_seed(seed)
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+
+
 def run_match(
     game: str,
     agents: dict[str, str],
@@ -182,11 +199,7 @@ def run_match(
             connection this call opened, or at their next check of the run's stop signal on
             one it found open, see :func:`~cluegym.harness.distributed.play_games_on_ray`).
     """
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
-    check_match_seed(seed)
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+    check_match_counts(games, seed, concurrency)
     if ray_address is not None:
         check_ray_address(ray_address)
     env_kwargs = json_options(env_kwargs or {})  # what the record and the results file hold

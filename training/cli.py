@@ -16,22 +16,15 @@ Examples:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 import cluegym
 from cluegym.agents import AgentSpecError
 from cluegym.harness import format_metrics
+from cluegym.harness.arguments import parse_options
 from cluegym.training.evaluation import EvaluationError
 from cluegym.training.train import MEAN_RETURN, TrainConfig, train
-
-
-def _value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):  # RecursionError: "[[[[..." nested past the limit
-        return text
 
 
 def _stopped(exc: BaseException) -> str:
@@ -47,6 +40,8 @@ def _interrupted(exc: KeyboardInterrupt) -> SystemExit:
 
 
 def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
+    """``--opponent SEAT=SPEC`` items in order: a seat named again adds to its pool (the
+    options' ``--env`` and the like refuse a name given twice: :func:`parse_options`)."""
     out = []
     for item in items:
         key, eq, value = item.partition("=")
@@ -93,9 +88,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             max_snapshots=args.max_snapshots, eval_every=args.eval_every or max(1, args.steps // 4),
             eval_games=args.eval_games, eval_seed=args.eval_seed, baselines=args.baseline,
             shaping=args.shaping, invalid_action_penalty=args.invalid_penalty,
-            task_options={k: _value(v) for k, v in _pairs(args.task, "--task")},
-            env_kwargs={k: _value(v) for k, v in _pairs(args.env, "--env")},
-            algo_kwargs={k: _value(v) for k, v in _pairs(args.algo_arg, "--algo-arg")},
+            task_options=parse_options(args.task, "--task"),
+            env_kwargs=parse_options(args.env, "--env"),
+            algo_kwargs=parse_options(args.algo_arg, "--algo-arg"),
             seed=args.seed, out=args.out or "", overwrite=args.overwrite, tensorboard=args.tensorboard,
             scorer=args.scorer,
         )
@@ -144,9 +139,9 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
             eval_every=args.eval_every or max(1, args.steps // 4), eval_games=args.eval_games,
             eval_seed=args.eval_seed, baselines=args.baseline, invalid_action_penalty=args.invalid_penalty,
             shaping=args.shaping,
-            task_options={k: _value(v) for k, v in _pairs(args.task, "--task")},
-            env_kwargs={k: _value(v) for k, v in _pairs(args.env, "--env")},
-            algo_kwargs={k: _value(v) for k, v in _pairs(args.algo_arg, "--algo-arg")},
+            task_options=parse_options(args.task, "--task"),
+            env_kwargs=parse_options(args.env, "--env"),
+            algo_kwargs=parse_options(args.algo_arg, "--algo-arg"),
             num_env_runners=args.num_env_runners, ray_address=args.ray_address or "local", scorer=args.scorer,
             seed=args.seed, out=args.out or "", overwrite=args.overwrite,
         )

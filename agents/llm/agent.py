@@ -39,6 +39,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import os
 import concurrent.futures
 import logging
 import time
@@ -103,7 +104,8 @@ class LLMAgent(CallAccounting, Agent):
         model: model name (openai) or checkpoint folder / ``.gguf`` (local; None = SmolLM2).
         base_url: endpoint, e.g. ``http://127.0.0.1:8000/v1`` (openai; default
             ``$OPENAI_BASE_URL`` or OpenAI's).
-        api_key_env: environment variable holding the API key (never logged or recorded).
+        api_key_env: environment variable holding the API key (never logged or recorded); one
+            named other than the default must be set.
         temperature: sampling temperature, 0 to 2 (0 = greedy, the default: reproducible).
         top_p: nucleus sampling mass, in (0, 1].
         max_tokens: generation cap per call.
@@ -124,7 +126,10 @@ class LLMAgent(CallAccounting, Agent):
         seed: seeds the per-request sampling seeds (see :class:`~cluegym.agents.base.Agent`).
 
     Raises:
-        ValueError: an option out of range (``temperature=nan``, ``timeout=0`` ...), one line.
+        ValueError: an option out of range (``temperature=nan``, ``timeout=0`` ...), an
+            endpoint's option (``base_url``, ``http_client``, ``api_key_env``, ``timeout``,
+            ``max_retries``, ``max_in_flight``) set with ``backend="local"``, or an
+            ``api_key_env`` named and unset; one line.
 
     Attributes:
         calls: the call log of the current game (see :meth:`drain_log`).
@@ -168,13 +173,24 @@ class LLMAgent(CallAccounting, Agent):
         if http_client not in HTTP_CLIENTS:
             raise ValueError(f"http_client must be one of {', '.join(HTTP_CLIENTS)}, got {http_client!r}")
         if backend == "openai":
+            if api_key_env != "OPENAI_API_KEY" and not os.environ.get(api_key_env):
+                # the default may be unset (local servers need no key); a variable named on purpose
+                # and unset was a typo whose requests went out as "no-key", each refused
+                raise ValueError(f"api_key_env={api_key_env}: no such environment variable is set (export it, "
+                                 f"or leave api_key_env out for a server that needs no key)")
             options = {"base_url": base_url, "api_key_env": api_key_env, "timeout": float(timeout),
                        "max_retries": int(max_retries), "max_in_flight": int(max_in_flight), "vision": vision,
                        "http_client": http_client}
-        elif base_url is not None:
-            raise ValueError("base_url is an option of backend=openai")
-        elif http_client != "auto":
-            raise ValueError("http_client is an option of backend=openai")
+        else:
+            # Options only the endpoint's client reads: the local backend ignored them without a word.
+            set_for_endpoint = [name for name, value, default in (
+                ("base_url", base_url, None), ("http_client", http_client, "auto"),
+                ("api_key_env", api_key_env, "OPENAI_API_KEY"), ("timeout", timeout, 60.0),
+                ("max_retries", max_retries, 3), ("max_in_flight", max_in_flight, 64)) if value != default]
+            if set_for_endpoint:
+                are = "is an option" if len(set_for_endpoint) == 1 else "are options"
+                raise ValueError(f"{', '.join(set_for_endpoint)} {are} of backend=openai (the local model "
+                                 f"runs in this process)")
         self.backend: Backend = get_backend(backend, model=model, cache=cache, **options)
         self.temperature = float(temperature)
         self.top_p = float(top_p)

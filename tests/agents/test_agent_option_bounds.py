@@ -11,6 +11,7 @@ import pytest
 
 import cluegym
 from cluegym.agents import make_agent
+from cluegym.agents.llm.agent import LLMAgent
 from cluegym.cli import main
 
 
@@ -41,7 +42,10 @@ FAKE = "llm:backend=openai,model=m,base_url=http://127.0.0.1:9/v1"
     (["decrypto", "--agent", "alice=llm:backend=openai,model=m,base_url=notaurl"],
      "base_url must be an http(s)://host URL, got 'notaurl'"),
     (["decrypto", "--agent", "alice=llm:backend=openai,model=m,base_url=ftp://host/v1"], "base_url must be an http(s)"),
-    (["decrypto", "--agent", "alice=llm:backend=openai,model=m,base_url= "], "base_url is empty"),
+    (["decrypto", "--agent", "alice=llm:backend=openai,model=m,base_url= "], "parameter 'base_url' in"),
+    (["decrypto", "--agent", "alice=glove:embedding="], "parameter 'embedding' in 'glove:embedding=' has no value"),
+    (["taboo", "--agent", "defender=glove:candidates="], "parameter 'candidates' in"),
+    (["decrypto", "--agent", "alice=glove:vectors=,k=3"], "parameter 'vectors' in"),
     (["decrypto", "--agent", "alice=llm:model=/nonexistent/model"],
      "local model '/nonexistent/model' is neither a checkpoint folder nor a .gguf file"),
     (["decrypto", "--agent", "alice=llm:model=/nonexistent/x.gguf"], "is neither a checkpoint folder nor a .gguf file"),
@@ -52,9 +56,33 @@ def test_llm_options_out_of_range_are_refused_before_the_first_game(argv, proble
     assert problem in _refused(argv)
 
 
+@pytest.mark.parametrize("options, problem", [
+    ("timeout=5", "timeout is an option of backend=openai"),
+    ("max_retries=5,max_in_flight=2", "max_retries, max_in_flight are options of backend=openai"),
+    ("api_key_env=MY_KEY", "api_key_env is an option of backend=openai"),
+    ("base_url=http://127.0.0.1:9/v1", "base_url is an option of backend=openai"),
+])
+def test_an_endpoints_option_with_the_local_backend_is_refused(options, problem):
+    # each was ignored without a word: the local model has no requests to time out or retry
+    assert problem in _refused(["decrypto", "--agent", f"alice=llm:{options}"])
+    assert problem in _refused(["decrypto", "--agent", f"eve=llm-cot:backend=local,{options}"])
+
+
+def test_an_api_key_variable_named_and_unset_is_refused(monkeypatch):
+    monkeypatch.delenv("CLUEGYM_NO_SUCH_KEY", raising=False)
+    assert "api_key_env=CLUEGYM_NO_SUCH_KEY: no such environment variable is set" in _refused(
+        ["decrypto", "--agent", f"alice={FAKE},api_key_env=CLUEGYM_NO_SUCH_KEY"])
+    monkeypatch.setenv("CLUEGYM_NO_SUCH_KEY", "sk-test")
+    assert _build(f"{FAKE},api_key_env=CLUEGYM_NO_SUCH_KEY", "decrypto", "alice").backend.api_key_env == "CLUEGYM_NO_SUCH_KEY"
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the default may be unset: a local server needs no key
+    assert _build(FAKE, "decrypto", "alice").backend.api_key_env == "OPENAI_API_KEY"
+
+
 def test_an_empty_local_model_is_refused():
-    with pytest.raises(ValueError, match="model is empty"):
+    with pytest.raises(ValueError, match="parameter 'model' in 'llm:model= ' has no value"):
         _build("llm:model= ", "decrypto", "alice")
+    with pytest.raises(ValueError, match="model is empty"):  # from Python, the backend says it
+        LLMAgent("decrypto", "alice", cluegym.make("decrypto").action_space("alice"), model="")
 
 
 @pytest.mark.slow  # the embedding agents load their vectors

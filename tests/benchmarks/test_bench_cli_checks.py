@@ -84,6 +84,8 @@ def test_profile_env_refuses_bad_arguments(monkeypatch, capsys, argv, message):
     (["--waves", "0"], "argument --waves: must be an integer >= 1, got '0'"),
     (["--delay", "-1"], "argument --delay: must be a finite number >= 0, got '-1'"),
     (["--delay", "nan"], "argument --delay: must be a finite number >= 0, got 'nan'"),
+    (["--delay", "60"], "--delay must be under the agents' 60 s request timeout, got 60.0"),
+    (["--delay", "1e9"], "--delay must be under the agents' 60 s request timeout"),
 ])
 def test_llm_concurrency_refuses_bad_arguments_before_the_server_starts(monkeypatch, capsys, argv, message):
     monkeypatch.setattr(llm_concurrency, "start_server", _no_work)
@@ -130,3 +132,9 @@ def test_rllib_sampling_refuses_bad_arguments_before_ray_starts(monkeypatch, cap
     monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(init=_no_work, shutdown=_no_work))
     monkeypatch.setattr(rllib_sampling, "measure_sampling", _no_work)
     _refused(rllib_sampling.main, argv, message, capsys)
+
+
+def test_llm_concurrency_run_refuses_a_delay_past_the_request_timeout(monkeypatch):
+    monkeypatch.setattr(llm_concurrency, "start_server", _no_work)
+    with pytest.raises(ValueError, match="delay_s must be from 0 to under the agents' 60 s request timeout"):
+        llm_concurrency.run(delay_s=llm_concurrency.REQUEST_TIMEOUT_S)

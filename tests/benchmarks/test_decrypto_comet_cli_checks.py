@@ -152,3 +152,36 @@ def test_figure5_reports_the_file_written(tmp_path: Path, capsys, monkeypatch) -
         assert f"figure written to {out}.png;" in capsys.readouterr().out
         assert (tmp_path / f"{out}.png").read_bytes().startswith(b"\x89PNG")
     assert figure_path("out/figure") == "out/figure.png" and figure_path("f.svg") == "f.svg"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"games": 0}, "games must be >= 1, got 0"), ({"concurrency": 0}, "concurrency must be >= 1"),
+    ({"seed": -1}, "seed"),
+])
+def test_tom_eval_from_python_refuses_counts_before_any_agent(kwargs, message, monkeypatch) -> None:
+    # games=0 returned tables of NaN; the function is the library's entry, not only main's
+    monkeypatch.setattr(decrypto_tom, "make_agent", no_work)
+    with pytest.raises(ValueError, match=message):
+        decrypto_tom.run_tom_eval("random", **kwargs)
+
+
+def test_figure4_checks_every_models_agents_before_the_first_match(monkeypatch) -> None:
+    # the second model's bad option was found after the first model's matches (hours of LLM time)
+    monkeypatch.setattr(decrypto_figure4, "run_match", no_work)
+    models = {"ok": decrypto_figure4.model_spec("local", None, None),
+              "late": decrypto_figure4.model_spec("local", None, None, "temperature=9")}
+    with pytest.raises(ValueError, match="model 'late': alice: .*temperature"):
+        decrypto_figure4.run(models, decrypto_figure4.sample_combos(1, seed=0), games=1, seeds=1, progress=False)
+    with pytest.raises(ValueError, match="model 'ok': eve: unknown agent 'nosuch'"):
+        decrypto_figure4.run({"ok": models["ok"]}, decrypto_figure4.sample_combos(1, seed=0), games=1, seeds=1,
+                             eve="nosuch", progress=False)
+
+
+def test_figure6_pool_a_folder_refused_before_part_a(tmp_path: Path, capsys, monkeypatch) -> None:
+    # part (b)'s agents refused it, after part (a)'s games had run
+    message = _refused(comet_figure6, ["--pool", str(tmp_path), "--out", str(tmp_path / "f6.png")],
+                       f"--pool: the experience= file {tmp_path} is a directory", capsys, monkeypatch)
+    assert "\n" not in message.strip()
+    # part (a) alone never opens the pool
+    monkeypatch.setattr(comet_figure6, "run_cli", lambda body: 0)
+    assert comet_figure6.main(["--part", "a", "--pool", str(tmp_path), "--out", str(tmp_path / "f6.png")]) == 0

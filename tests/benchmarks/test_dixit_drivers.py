@@ -114,3 +114,17 @@ def test_human_eval_sheet_round_trip(tmp_path: Path, capsys):
     with pytest.raises(SystemExit, match="does not exist"):
         dixit_human_eval.main(["export", "--results", str(tmp_path / "none.jsonl")])
     assert json.loads(results.read_text().splitlines()[0])["record"]["game"] in ("dixit", "dixit_v0")
+
+
+def test_a_sheet_rewrite_stopped_half_way_leaves_the_earlier_sheet(tmp_path, monkeypatch):
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text("clue_id,clarity_1\n0:0,5\n")  # raters' work, replaced only with --overwrite
+
+    def stopped(self, rows):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dixit_human_eval.csv.DictWriter, "writerows", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        dixit_human_eval.write_sheet([{"clue_id": "1:0", "clarity_1": ""}], sheet)
+    assert sheet.read_text() == "clue_id,clarity_1\n0:0,5\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["sheet.csv"]  # no temporary file left

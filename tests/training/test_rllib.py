@@ -386,7 +386,8 @@ def test_shaping_reaches_the_rllib_env_and_is_checked():
 def test_demonstration_driver_table_and_options(tmp_path, capsys):
     """The driver's table names the setup's baseline and random player, bolds the trained row;
     ``--algo-arg`` values parse as JSON."""
-    from cluegym.benchmarks.train_rllib import SETUPS, _algo_args, rllib_table
+    from cluegym.benchmarks.train_rllib import SETUPS, rllib_table
+    from cluegym.harness.arguments import parse_options
 
     summary = {"metric": "listener_accuracy", "config": {"eval_games": 50}, "steps": 6144, "train_minutes": 1.5,
                "untrained": {"listener_accuracy": 0.338}, "final": {"listener_accuracy": 0.651},
@@ -396,7 +397,7 @@ def test_demonstration_driver_table_and_options(tmp_path, capsys):
     assert "| embedding baseline (`caption`) | 0.556 | - | - |" in table
     assert "chance 1/3" in table and "(50 eval games)" in table
     assert "7.2 min" in (tmp_path / "table.md").read_text() and "7.2 min" in capsys.readouterr().out
-    assert _algo_args(["lr=0.0003", "fcnet_hiddens=[128,128]", "name=x"]) == {
-        "lr": 0.0003, "fcnet_hiddens": [128, 128], "name": "x"}
-    with pytest.raises(SystemExit, match="--algo-arg takes KEY=VALUE"):
-        _algo_args(["lr"])
+    assert parse_options(["lr=0.0003", "fcnet_hiddens=[128,128]", "name=x"], "--algo-arg") == {
+        "lr": 0.0003, "fcnet_hiddens": [128, 128], "name": "x"}  # what --algo-arg gives the config
+    with pytest.raises(SystemExit, match="--algo-arg 'lr' must look like KEY=VALUE"):
+        parse_options(["lr"], "--algo-arg")

@@ -96,6 +96,17 @@ def test_cli_train_writes_a_playable_policy(tmp_path, capsys):
         cli_main(["train", "decrypto", "--seat", "eve", "--algo", "sac", "--out", str(tmp_path / "x")])
 
 
+@pytest.mark.parametrize("engine, seats", [("sb3", ["--seat", "eve"]), ("rllib", ["--seats", "eve"])])
+def test_train_refuses_an_option_given_twice_before_training(tmp_path, engine, seats):
+    # the later one silently won (cluegym run refused it already)
+    for flag, first, second in (("--env", "max_turns=4", "max_turns=6"), ("--algo-arg", "gamma=0.9", "gamma=0.99")):
+        with pytest.raises(SystemExit) as exited:
+            cli_main(["train", "decrypto", *seats, "--engine", engine, flag, first, flag, second,
+                      "--out", str(tmp_path / "run")])
+        assert f"{flag} name '{first.split('=')[0]}' is given twice" in str(exited.value)
+    assert not (tmp_path / "run").exists()
+
+
 def test_a_rerun_into_an_earlier_runs_folder_is_refused_unless_told_to_replace_it(tmp_path, capsys):
     """A second run into the same folder (the default ``--out`` is the same for every run of a
     game, seat, algorithm and seed) wrote its ``config.json`` over the first run's and left the
