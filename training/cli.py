@@ -16,6 +16,7 @@ Examples:
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
@@ -37,6 +38,13 @@ def _interrupted(exc: KeyboardInterrupt) -> SystemExit:
     notes = " ".join(" ".join(getattr(exc, "__notes__", [])).split())
     print(f"\ncluegym train: interrupted{'; ' + notes if notes else ''}", file=sys.stderr)
     return SystemExit(130)
+
+
+def _play_command(game: str) -> str:
+    """``cluegym run GAME`` with the options the game's learner task needs (the policy's agent
+    refuses an env without them), e.g. ``--env reveal_captions=true`` for Dixit."""
+    return " ".join([f"cluegym run {game}", *(f"--env {key}={json.dumps(value)}"
+                                              for key, value in cluegym.game_spec(game).learner_env.items())])
 
 
 def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
@@ -112,7 +120,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if metric == MEAN_RETURN:
         print(f"({MEAN_RETURN}: the {args.seat} seat's mean episode return, since its task names no metric; "
               "the generic task takes a game metric instead: --task metric=NAME)")
-    print(f"policy: {summary['policy']}  (play it: --agent {args.seat}=ppo:path={summary['policy']})")
+    print(f"policy: {summary['policy']}  (play it: {_play_command(args.game)} "
+          f"--agent {args.seat}=ppo:path={summary['policy']})")
     print(f"curve: {config.out}/curve.png  logs: {config.out}/progress.csv, {config.out}/eval.csv")
     return 0
 
@@ -166,7 +175,7 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
           f"headline {summary['metric']}:")
     print(format_metrics(rows))
     checkpoint = summary["checkpoint"]
-    print(f"checkpoint: {checkpoint}  (play it: " + " ".join(
+    print(f"checkpoint: {checkpoint}  (play it: {_play_command(args.game)} " + " ".join(
         f"--agent {s}=rllib:path={checkpoint},policy={p}" for s, p in summary["policies"].items()) + ")")
     print(f"curve: {config.out}/curve.png  logs: {config.out}/eval.csv, {config.out}/summary.json")
     return 0

@@ -23,7 +23,8 @@ import numpy as np
 import cluegym
 from cluegym.agents import make_agent
 from cluegym.agents.base import Agent
-from cluegym.wrappers.seat_task import SeatTask, make_task
+from cluegym.envs.core.registry import game_spec
+from cluegym.wrappers.seat_task import SeatTask, learner_env_options, make_task
 
 __all__ = ["ALGORITHMS", "PolicyAgent", "TaskAgent", "TaskRandomAgent", "algorithm_class", "save_policy", "load_policy", "policy_scores"]
 
@@ -157,6 +158,27 @@ class TaskAgent(Agent):
         self._last_choice: int | None = None
         self.counters = {"decisions": 0, "rejected": 0}
 
+    def check_env(self, env: Any) -> None:
+        """Refuse an env whose options differ from what the seat's learner task needs
+        (``GameSpec.learner_env``, e.g. Dixit's captions), then ask the delegate (the harness
+        calls this before any game): such an env failed every decision as an agent error.
+
+        Raises:
+            ValueError: one line naming the option and how to set it.
+        """
+        config = getattr(getattr(env, "unwrapped", env), "config", None)
+        if isinstance(config, dict):
+            for key, value in game_spec(self.game).learner_env.items():
+                if key in config and config[key] != value:
+                    raise ValueError(f"the {self.task_name} agent's learner task needs {key}={value!r}, the env "
+                                     f"has {config[key]!r}: make the env with it (cluegym run {self.game} "
+                                     f"--env {key}={json.dumps(value)})")
+        if self.delegate is not None:
+            self.delegate.check_env(env)
+
+    #: How :meth:`check_env`'s errors name the agent.
+    task_name: str = "policy"
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         if self.delegate is not None:
@@ -215,6 +237,7 @@ class PolicyAgent(TaskAgent):
     """
 
     games = ("*",)
+    task_name = "ppo"
 
     def __init__(self, game: str, seat: str, action_space: Any, *, path: str = "",
                  deterministic: bool = True, seed: int | None = None) -> None:
@@ -256,10 +279,12 @@ class TaskRandomAgent(TaskAgent):
     """
 
     games = ("*",)
+    task_name = "task-random"
 
     def __init__(self, game: str, seat: str, action_space: Any, *, seed: int | None = None) -> None:
         super().__init__(game, seat, action_space, seed=seed)
-        self.play_task(make_task(game, seat, cluegym.env_module(game).raw_env()), action_space, seed)
+        probe = cluegym.env_module(game).raw_env(**learner_env_options(game))  # Dixit: captions revealed
+        self.play_task(make_task(game, seat, probe), action_space, seed)
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         if not self.task.learner_acts(observation, info):

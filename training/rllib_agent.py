@@ -136,6 +136,7 @@ class RLlibAgent(TaskAgent):
     """
 
     games = ("*",)
+    task_name = "rllib"
 
     def __init__(self, game: str, seat: str, action_space: Any, *, path: str = "", policy: str = "",
                  deterministic: bool = True, seed: int | None = None) -> None:
