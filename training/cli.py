@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from typing import Any
 
@@ -40,11 +41,12 @@ def _interrupted(exc: KeyboardInterrupt) -> SystemExit:
     return SystemExit(130)
 
 
-def _play_command(game: str) -> str:
-    """``cluegym run GAME`` with the options the game's learner task needs (the policy's agent
-    refuses an env without them), e.g. ``--env reveal_captions=true`` for Dixit."""
-    return " ".join([f"cluegym run {game}", *(f"--env {key}={json.dumps(value)}"
-                                              for key, value in cluegym.game_spec(game).learner_env.items())])
+def _play_command(game: str, env_kwargs: dict[str, Any]) -> str:
+    """``cluegym run GAME`` with the run's game options: the games its evaluations played,
+    with the options the game's learner task needs (Dixit's ``reveal_captions=true``: the
+    policy's agent refuses an env without them; the config holds them)."""
+    return " ".join([f"cluegym run {game}", *(f"--env {shlex.quote(f'{key}={json.dumps(value)}')}"
+                                              for key, value in env_kwargs.items())])
 
 
 def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
@@ -78,17 +80,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.seat not in seats:
         raise SystemExit(f"cluegym train: error: {args.game} has no seat {args.seat!r}; seats: {', '.join(seats)}")
     opponents: dict[str, list[str]] = {}
+    wildcard: list[str] = []  # '*': every opponent seat not named, whatever the flags' order (as rllib's)
     for seat, spec in _pairs(args.opponent, "--opponent"):
-        targets = [s for s in seats if s != args.seat] if seat in ("*", "all") else [seat]
-        for target in targets:
-            if target not in seats or target == args.seat:
-                raise SystemExit(f"cluegym train: error: --opponent seat {target!r} is not an opponent seat "
-                                 f"(learner {args.seat!r}; seats: {', '.join(seats)})")
-            opponents.setdefault(target, []).append(spec)
+        if seat in ("*", "all"):
+            wildcard.append(spec)
+            continue
+        if seat not in seats or seat == args.seat:
+            raise SystemExit(f"cluegym train: error: --opponent seat {seat!r} is not an opponent seat "
+                             f"(learner {args.seat!r}; seats: {', '.join(seats)})")
+        opponents.setdefault(seat, []).append(spec)
     defaults = getattr(module, "DEFAULT_AGENTS", {})
     for seat in seats:
         if seat != args.seat and seat not in opponents:
-            opponents[seat] = [defaults.get(seat) or defaults.get("*") or "random"]
+            opponents[seat] = list(wildcard) or [defaults.get(seat) or defaults.get("*") or "random"]
     try:
         config = TrainConfig(
             game=args.game, seat=args.seat, algo=args.algo, steps=args.steps, n_envs=args.n_envs, vec=args.vec,
@@ -103,7 +107,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             scorer=args.scorer,
         )
         summary = train(config)
-    except (AgentSpecError, ValueError, FileNotFoundError, FileExistsError, ImportError, EvaluationError) as exc:
+    except (AgentSpecError, ValueError, TypeError, FileNotFoundError, FileExistsError, ImportError,
+            EvaluationError) as exc:
         raise SystemExit(f"cluegym train: error: {_stopped(exc)}")
     except KeyboardInterrupt as exc:
         raise _interrupted(exc) from None
@@ -120,7 +125,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if metric == MEAN_RETURN:
         print(f"({MEAN_RETURN}: the {args.seat} seat's mean episode return, since its task names no metric; "
               "the generic task takes a game metric instead: --task metric=NAME)")
-    print(f"policy: {summary['policy']}  (play it: {_play_command(args.game)} "
+    print(f"policy: {summary['policy']}  (play it: {_play_command(args.game, config.env_kwargs)} "
           f"--agent {args.seat}=ppo:path={summary['policy']})")
     print(f"curve: {config.out}/curve.png  logs: {config.out}/progress.csv, {config.out}/eval.csv")
     return 0
@@ -175,7 +180,7 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
           f"headline {summary['metric']}:")
     print(format_metrics(rows))
     checkpoint = summary["checkpoint"]
-    print(f"checkpoint: {checkpoint}  (play it: {_play_command(args.game)} " + " ".join(
+    print(f"checkpoint: {checkpoint}  (play it: {_play_command(args.game, config.env_kwargs)} " + " ".join(
         f"--agent {s}=rllib:path={checkpoint},policy={p}" for s, p in summary["policies"].items()) + ")")
     print(f"curve: {config.out}/curve.png  logs: {config.out}/eval.csv, {config.out}/summary.json")
     return 0
@@ -206,7 +211,7 @@ def register_cli(subparsers: Any) -> None:
                    help="learner env steps (default 20000); rllib: rounded up to whole iterations "
                         "(train_batch_size_per_learner, default 512)")
     p.add_argument("--opponent", action="append", default=[], metavar="SEAT=SPEC",
-                   help="add SPEC to SEAT's opponent pool ('*' for every other seat); repeatable. "
+                   help="add SPEC to SEAT's opponent pool ('*' for every opponent seat not named); repeatable. "
                         "Seats not named play the game's default agents")
     p.add_argument("--selfplay", action="store_true",
                    help="add learner snapshots to the pools of seats with the learner's role (rllib: of a learning "

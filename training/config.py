@@ -12,12 +12,13 @@ import numbers
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import cluegym
 from cluegym.harness.seeding import check_match_seed
 from cluegym.training.policy_agent import ALGORITHMS
 from cluegym.wrappers.seat_task import learner_env_options
+from cluegym.wrappers.shaping import check_shaping_scale
 
 __all__ = ["ALGO_VALUE_RULES", "DEFAULT_ALGO_KWARGS", "RUN_OUTPUTS", "TrainConfig", "check_algo_values",
            "check_run_seeds", "claim_run_folder", "earlier_run_outputs", "policy_metadata"]
@@ -50,6 +51,7 @@ _VALUE_KINDS: dict[str, Callable[[Any], bool]] = {
     "a number in [0, 1]": lambda v: _number(v) and 0 <= v <= 1,
     "an integer >= 1": lambda v: _integer(v) and v >= 1,
     "an integer >= 0": lambda v: _integer(v) and v >= 0,
+    "an object of keyword arguments": lambda v: isinstance(v, dict),
 }
 
 #: The numeric arguments of the training algorithms (SB3's PPO, MaskablePPO, A2C and DQN, and
@@ -71,6 +73,7 @@ ALGO_VALUE_RULES: dict[str, str] = {
     "buffer_size": "an integer >= 1", "learning_starts": "an integer >= 0", "target_update_interval": "an integer >= 1",
     "exploration_fraction": "a number in [0, 1]", "exploration_initial_eps": "a number in [0, 1]",
     "exploration_final_eps": "a number in [0, 1]", "tau": "a number in [0, 1]",
+    "policy_kwargs": "an object of keyword arguments",
 }
 
 
@@ -91,6 +94,21 @@ def check_algo_values(algo_kwargs: Mapping[str, Any]) -> None:
             continue
         if not _VALUE_KINDS[kind](value):
             raise ValueError(f"algo_kwargs (--algo-arg): {name} must be {kind}, got {value!r}")
+
+
+def check_counts(config: Any, names: Iterable[str]) -> None:
+    """Raise ValueError unless each attribute ``names`` of ``config`` is an integer >= 1 (a
+    float such as ``steps=2.5`` was cut to 2 and ``True`` read as 1).
+
+    Example:
+        >>> check_counts(types.SimpleNamespace(steps=2.5), ["steps"])
+        Traceback (most recent call last):
+        ValueError: steps must be >= 1 (an integer), got 2.5
+    """
+    for name in names:
+        value = getattr(config, name)
+        if not _integer(value) or value < 1:
+            raise ValueError(f"{name} must be >= 1 (an integer), got {value!r}")
 
 
 def check_run_seeds(seed: Any, eval_seed: Any, library: str) -> None:
@@ -222,10 +240,9 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.algo not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {self.algo!r}; choose from {', '.join(ALGORITHMS)}")
-        for name in ("steps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        check_counts(self, ("steps", "n_envs", "snapshot_every", "max_snapshots", "eval_every", "eval_games"))
         check_run_seeds(self.seed, self.eval_seed, "Stable-Baselines3")
+        self.shaping = check_shaping_scale(self.shaping)  # nan trained on nan rewards until the first update failed
         check_algo_values(self.algo_kwargs)
         if self.vec not in ("dummy", "subproc"):
             raise ValueError(f"vec must be 'dummy' or 'subproc', got {self.vec!r}")

@@ -17,7 +17,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from cluegym.agents import check_agent_spec, run_match
+import cluegym
+from cluegym.agents import make_agent, run_match
+from cluegym.harness.seats import check_agents_fit
 from cluegym.training.config import TrainConfig
 from cluegym.wrappers.seat_task import SeatTask
 
@@ -35,22 +37,39 @@ class EvaluationError(RuntimeError):
 
 
 def check_evaluation_specs(game: str, learner_seats: Iterable[str], baselines: Iterable[str],
-                           opponents: Mapping[str, str]) -> None:
-    """Raise unless every baseline spec can play every learner seat and every evaluation
-    opponent's spec its seat (:func:`~cluegym.agents.check_agent_spec`'s errors).
+                           opponents: Mapping[str, str], env_kwargs: Mapping[str, Any] | None = None) -> None:
+    """Raise unless every baseline can play every learner seat and every evaluation opponent
+    its seat, in the game the evaluations play (``env_kwargs``).
 
-    A run calls this before it touches its folder, so a misspelt spec fails at once, not at
-    the first evaluation after minutes of training.
+    Each agent is built once here, as its evaluation builds it (a saved policy loads, an
+    embedding's vectors load once per process), so a policy file that is missing or plays
+    another seat or role fails too, and the env is offered to each (``check_env``). A run calls
+    this before it touches its folder, so a mistake fails at once, not at the first evaluation
+    after minutes of training.
+
+    Raises:
+        ValueError: an evaluation opponent for a seat the game lacks or for a learner's own
+            seat (its agent is the one evaluated: the opponent replaced it in every match), or
+            an agent that cannot be built or cannot play the env (:class:`AgentSpecError` for
+            a bad spec).
 
     Example:
         >>> check_evaluation_specs("decrypto", ["eve"], ["random", "glove"], {"alice": "glove:k=16"})
     """
     seats = list(learner_seats)
-    for spec in baselines:
-        for seat in seats:
-            check_agent_spec(spec, game=game, seat=seat)
-    for seat, spec in opponents.items():
-        check_agent_spec(spec, game=game, seat=seat)
+    env = cluegym.env_module(game).env(**dict(env_kwargs or {}))
+    learning = [seat for seat in opponents if seat in seats]
+    if learning:
+        raise ValueError(f"evaluation opponents name the learning seat(s) {', '.join(learning)}: the evaluated "
+                         f"agent plays them")
+    unknown = [seat for seat in opponents if seat not in env.possible_agents]
+    if unknown:
+        raise ValueError(f"evaluation opponents name seat(s) {', '.join(map(repr, unknown))} that {game} lacks; "
+                         f"its seats: {', '.join(env.possible_agents)}")
+    for spec, seat in [*((spec, seat) for spec in baselines for seat in seats), *((s, o) for o, s in opponents.items())]:
+        agent = make_agent(spec, game=game, seat=seat, action_space=env.action_space(seat))
+        check_agents_fit(env, {seat: agent})
+    env.close()
 
 
 def checked_evaluation(summary: dict[str, Any], what: str) -> dict[str, Any]:

@@ -82,7 +82,7 @@ def load_rllib_module(checkpoint: str | Path, policy: str) -> Any:
                                 f"it has: {', '.join(found) or 'none'}")
     key = (str(folder.resolve()), state.stat().st_mtime_ns)
     if key not in _LOADED:
-        module = RLModule.from_checkpoint(str(folder))
+        module = RLModule.from_checkpoint(str(folder.resolve()))  # Ray reads a relative path as a URI
         module.eval()
         if len(_LOADED) > 32:
             _LOADED.clear()

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import cluegym
-from cluegym.training.config import check_algo_values, check_run_seeds
+from cluegym.training.config import check_algo_values, check_counts, check_run_seeds
 from cluegym.wrappers.seat_task import learner_env_options
-from cluegym.wrappers.shaping import potential_function
+from cluegym.wrappers.shaping import check_shaping_scale, potential_function
 
 __all__ = ["POLICY_MODES", "DEFAULT_PPO_KWARGS", "RLlibTrainConfig", "SeatPolicyMap", "policy_ids",
            "checkpoint_metadata"]
@@ -110,9 +110,7 @@ class RLlibTrainConfig:
         self.env_kwargs = learner_env_options(self.game, self.env_kwargs)
         if self.policies not in POLICY_MODES:
             raise ValueError(f"policies must be one of {', '.join(POLICY_MODES)}, got {self.policies!r}")
-        for name in ("steps", "snapshot_every", "max_snapshots", "eval_every", "eval_games"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        check_counts(self, ("steps", "snapshot_every", "max_snapshots", "eval_every", "eval_games"))
         check_run_seeds(self.seed, self.eval_seed, "RLlib")
         check_algo_values(self.algo_kwargs)
         hidden = self.algo_kwargs.get("fcnet_hiddens", DEFAULT_HIDDEN)
@@ -120,8 +118,7 @@ class RLlibTrainConfig:
                                                              and h >= 1 for h in hidden):
             raise ValueError(f"algo_kwargs (--algo-arg): fcnet_hiddens must be a list of layer sizes >= 1, "
                              f"e.g. [64, 64], got {hidden!r}")
-        if not float(self.shaping) >= 0.0:
-            raise ValueError(f"shaping must be a scale >= 0, got {self.shaping}")
+        self.shaping = check_shaping_scale(self.shaping)
         if self.shaping:
             potential_function(self.game)  # a game without a potential: ValueError now, not in a runner
         if int(self.num_env_runners) < 0:

@@ -200,7 +200,7 @@ def train_rllib(config: RLlibTrainConfig) -> dict[str, Any]:
     # here, Ray's presence too, and PPO's config is built and validated (below).
     view = _learning_view(config)
     seats = list(view.possible_agents)
-    check_evaluation_specs(config.game, seats, config.baselines, config.eval_opponents or {})
+    check_evaluation_specs(config.game, seats, config.baselines, config.eval_opponents or {}, config.env_kwargs)
     roles = {seat: task.role for seat, task in view.tasks.items()}
     mapping = policy_ids(seats, roles, config.policies)
     snapshot_policies = {}

@@ -92,7 +92,8 @@ def train(config: TrainConfig) -> dict[str, Any]:
     # the opponents; the baselines are checked here, before any is evaluated.
     task = learner_task(config)
     metric = evaluation_metric(task)
-    check_evaluation_specs(config.game, [config.seat], config.baselines, evaluation_opponents(config))
+    check_evaluation_specs(config.game, [config.seat], config.baselines, evaluation_opponents(config),
+                           config.env_kwargs)
     if config.progress and task.metric is None:
         print(f"[{config.game}/{config.seat}] the task names no metric: evaluating by the seat's mean episode "
               f"return ({MEAN_RETURN})", flush=True)
@@ -203,14 +204,23 @@ def _close_after_failure(env: Any) -> None:
         pass
 
 
+#: The algorithm's arguments a run sets itself, and where each comes from.
+RUN_SETS = {"policy": "the task's policy", "env": "the learning view", "seed": "--seed",
+            "device": "cpu", "verbose": "0: the run prints its own lines", "_init_setup_model": "True"}
+
+
 def _check_algo_keywords(algorithm: type, algo_kwargs: dict[str, Any]) -> None:
     """Raise ValueError naming the arguments ``algorithm`` does not take (a misspelt
     ``--algo-arg`` gave a traceback of the algorithm's constructor)."""
+    own = sorted(set(algo_kwargs) & set(RUN_SETS))
+    if own:  # else the constructor's "got multiple values for keyword argument 'seed'"
+        raise ValueError(f"algo_kwargs (--algo-arg): the run sets {', '.join(own)} itself ("
+                         + "; ".join(RUN_SETS[name] for name in own) + ")")
     parameters = inspect.signature(algorithm).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         return
-    unknown = sorted(set(algo_kwargs) - set(parameters) - {"policy", "env"})
+    unknown = sorted(set(algo_kwargs) - set(parameters))
     if unknown:
-        taken = sorted(set(parameters) - {"policy", "env", "seed", "device", "verbose", "_init_setup_model"})
+        taken = sorted(set(parameters) - set(RUN_SETS))
         raise ValueError(f"algo_kwargs (--algo-arg): {algorithm.__name__} does not take {', '.join(unknown)}; "
                          f"it takes {', '.join(taken)}")

@@ -106,6 +106,8 @@ class DecryptoFeatures(Featurizer):
         context = context_vector(history, observation["turn"], observation["tokens"], self.max_turns, *self._limits)
         if self.seat == "alice":
             code = [int(d) - 1 for d in observation["code"]]
+            if code and min(code) < 0:  # no code to hint (the observation after the game's end): no choices
+                code, candidates = [], []
             return alice_vector(self.rows, candidates or [], code, observation["keywords"], history,
                                 self.n_candidates, self.code_length, context)
         return guesser_features(self.rows, observation["hints"], observation["keywords"] if self.seat == "bob" else None,

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import gymnasium
 import numpy as np
 
+from cluegym.envs.core.options import Option, check_options
 from cluegym.envs.core.registry import env_module, game_spec, load_reference
 from cluegym.wrappers.candidates import CandidateGenerator
 from cluegym.wrappers.featurizers import Featurizer
@@ -331,30 +333,39 @@ def make_task(game: str, seat: str, env: Any = None, **options: Any) -> SeatTask
     """
     reference = game_spec(game).learner_task
     if reference is None:
-        _check_task_options(game, generic_task, options)
+        options = _check_task_options(game, generic_task, options)
         task = generic_task(game, seat, env, **options)
     else:
         try:
             builder = load_reference(reference)
         except ModuleNotFoundError as exc:
             raise ValueError(f"no learner task for game {game!r} in this installation") from exc
-        _check_task_options(game, builder, options)
+        options = _check_task_options(game, builder, options)
         task = builder(seat, env, **options)
     task.options = dict(options)
     return task
 
 
-def _check_task_options(game: str, builder: Callable[..., SeatTask], options: Mapping[str, Any]) -> None:
-    """Raise ValueError for an option ``builder`` (a game's task builder) does not take,
-    naming those it does (the call's own TypeError named the builder's function instead)."""
+def _check_task_options(game: str, builder: Callable[..., SeatTask], options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with each value coerced to the type ``builder`` (a game's task builder)
+    declares for it, as game options and agent parameters are (``--task history=False`` was
+    the string ``"False"``, so true); ValueError for an option it does not take, naming those
+    it does (the call's own TypeError named the builder's function instead), or a value of
+    the wrong type."""
     parameters = inspect.signature(builder).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return
+        return dict(options)
     known = [name for name, p in parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
     unknown = [name for name in options if name not in known]
     if unknown:
         raise ValueError(f"{game}'s learner task has no option {', '.join(map(repr, unknown))}; "
                          f"its options: {', '.join(known) or 'none'}")
+    try:
+        hints = typing.get_type_hints(builder)
+    except Exception:  # noqa: BLE001 - an unresolvable annotation: the values go unchecked
+        hints = {}
+    declared = {name: Option(name, hints.get(name, Any), parameters[name].default) for name in known}
+    return check_options(options, declared, owner=f"{game}'s learner task", error=ValueError)
 
 
 def generic_task(game: str, seat: str, env: Any = None, *, metric: str | None = None) -> SeatTask:

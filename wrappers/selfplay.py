@@ -34,6 +34,7 @@ Several copies for SB3: :func:`cluegym.wrappers.vec_env.make_vec_env`.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import gymnasium
@@ -50,7 +51,7 @@ from cluegym.harness.seeding import own_seed_of, with_own_seed
 from cluegym.wrappers.policy_pool import PolicyPool
 from cluegym.wrappers.seat_task import (SeatTask, choice_index, generic_task, last_verdict, learner_defaults_named,
                                         learner_env_options, make_task, penalty)
-from cluegym.wrappers.shaping import PotentialShaping
+from cluegym.wrappers.shaping import PotentialShaping, check_shaping_scale
 
 # SeatTask, make_task, generic_task (wrappers.seat_task) and PolicyPool (wrappers.policy_pool)
 # are re-exported: the game wrappers and older code import them from here.
@@ -70,8 +71,9 @@ class SelfPlayEnv(gymnasium.Env):
         task_options: options of the default task (e.g. ``{"embedding": "glove"}``).
         env_kwargs: game options (observation digests are off unless asked for: speed), over
             the game's learner defaults (``GameSpec.learner_env``: Dixit reveals captions).
-        shaping: a :class:`PotentialShaping`, True for the game's default potential, or
-            None/False (the default) for the plain game reward.
+        shaping: a :class:`PotentialShaping`, True for the game's default potential, a
+            number for it at that scale (finite, >= 0), or None/False/0 (the default) for the
+            plain game reward.
         selfplay: add learner snapshots to the pools of same-role seats (see
             :meth:`add_snapshot`).
         invalid_action_penalty: reward for an action the env rejects (default 0).
@@ -132,6 +134,10 @@ class SelfPlayEnv(gymnasium.Env):
         self.invalid_action_penalty = penalty(invalid_action_penalty)
         if shaping is True:
             shaping = PotentialShaping.for_game(game)
+        elif shaping is not None and shaping is not False and not isinstance(shaping, PotentialShaping):
+            # a number is a scale of the game's potential (as MultiSeatEnv takes it); 0 is none
+            scale = check_shaping_scale(shaping)
+            shaping = PotentialShaping.for_game(game, scale=scale) if scale else None
         self.shaping: PotentialShaping | None = shaping or None
         defaults: dict[str, str] = getattr(module, "DEFAULT_AGENTS", {})
         opponents = dict(opponents or {})
@@ -145,10 +151,17 @@ class SelfPlayEnv(gymnasium.Env):
         for other in self.aec.possible_agents:
             if other == seat:
                 continue
-            entry = opponents.get(other) or wildcard or defaults.get(other) or defaults.get("*") or "random"
-            self.pools[other] = pool = entry if isinstance(entry, PolicyPool) else PolicyPool(entry, max_snapshots)
-            for spec in pool.entries:  # an unknown agent or parameter fails here, not at the first reset
-                check_agent_spec(spec, game=game, seat=other)
+            # An entry given (even "" or []) is the user's, checked below: "or" made an empty
+            # one the game's default players without a word.
+            entry = (opponents[other] if other in opponents else wildcard if wildcard is not None
+                     else defaults.get(other) or defaults.get("*") or "random")
+            try:
+                pool = entry if isinstance(entry, PolicyPool) else PolicyPool(entry, max_snapshots)
+                for spec in pool.entries:  # an unknown agent or parameter fails here, not at the first reset
+                    check_agent_spec(spec, game=game, seat=other)
+            except ValueError as exc:  # AgentSpecError too: which seat's entry it is
+                raise type(exc)(f"opponents[{other!r}]: {exc}") from None
+            self.pools[other] = pool
         if self.task.delegate is not None:
             check_agent_spec(self.task.delegate, game=game, seat=seat)
         self.selfplay = bool(selfplay)
@@ -164,6 +177,7 @@ class SelfPlayEnv(gymnasium.Env):
         self._mask: tuple[Any, np.ndarray] | None = None
         self._phi = 0.0
         self._game_return = 0.0
+        self._carried_reward = 0.0
         self._invalid = 0
 
     # ----------------------------------------------------------------- helpers
@@ -200,6 +214,8 @@ class SelfPlayEnv(gymnasium.Env):
             FileNotFoundError: no saved policy at ``path``.
             ValueError: the policy does not fit a seat (another game, role or feature size).
         """
+        if not Path(path).is_file():  # checked for every learner: without a same-role seat nothing loads it
+            raise FileNotFoundError(f"policy file {str(path)!r} does not exist (a policy is a .zip with its .json)")
         spec = PolicyPool.snapshot_spec(str(path))
         for other in self.snapshot_seats:
             self._agent(spec, other)
@@ -381,7 +397,11 @@ class SelfPlayEnv(gymnasium.Env):
                 self._delegate = delegate
                 delegate.reset(delegate_seed)
             self._observe_learner = self.task.observer(self.raw, self._delegate)
-            self._game_return = self._advance()
+            # What the game paid before the learner's first decision (a Dixit storyteller's
+            # first round) is the first step's reward: reset returns none, and the steps'
+            # rewards must sum to the game's return.
+            self._carried_reward = self._advance()
+            self._game_return = 0.0
             self._invalid = 0
             if self._pending is not None:
                 break
@@ -399,7 +419,7 @@ class SelfPlayEnv(gymnasium.Env):
         obs, info, cands = self._pending
         env_action = self.task.env_action(index, obs, info, cands, self._delegate)
         self.aec.step(env_action)
-        reward = self._collect()
+        reward, self._carried_reward = self._carried_reward + self._collect(), 0.0
         error, fell_back = last_verdict(self.raw, self.seat)
         if error is not None:  # a choice the decision does not offer: the view's reason, not the game's
             error = self.task.choice_error(index, cands) or error

@@ -28,12 +28,14 @@ Example:
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from cluegym.envs.core.registry import game_spec, load_reference, registered_specs
 
-__all__ = ["PotentialShaping", "potential_function"]
+__all__ = ["PotentialShaping", "check_shaping_scale", "potential_function"]
 
 Potential = Callable[[Any, str], float]
 
@@ -52,6 +54,27 @@ def potential_function(game: str) -> Potential:
         return load_reference(reference)
     except (ModuleNotFoundError, AttributeError) as exc:
         raise ValueError(f"no reward-shaping potential for {game!r} in this installation") from exc
+
+
+def check_shaping_scale(scale: Any, name: str = "shaping") -> float:
+    """``scale`` as a float: a finite number >= 0 (0: no shaping).
+
+    Raises:
+        TypeError: not a number (a bool or a string included).
+        ValueError: negative, nan or infinite.
+
+    Example:
+        >>> check_shaping_scale(1)
+        1.0
+        >>> check_shaping_scale(float("nan"))
+        Traceback (most recent call last):
+        ValueError: shaping must be a finite scale >= 0, got nan
+    """
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"{name} must be a scale (a number >= 0), got {scale!r}")
+    if not (math.isfinite(scale) and scale >= 0):
+        raise ValueError(f"{name} must be a finite scale >= 0, got {scale}")
+    return float(scale)
 
 
 @dataclass
@@ -73,6 +96,15 @@ class PotentialShaping:
     def for_game(cls, game: str, gamma: float = 0.99, scale: float = 1.0) -> "PotentialShaping":
         """Shaping with the game's registered potential."""
         return cls(potential_function(game), gamma=gamma, scale=scale)
+
+    def __post_init__(self) -> None:
+        # A nan or negative scale trained on nan rewards or against the potential, found at
+        # the first update; a gamma outside [0, 1] is no discount.
+        self.scale = check_shaping_scale(self.scale)
+        if isinstance(self.gamma, bool) or not isinstance(self.gamma, numbers.Real) or not 0.0 <= self.gamma <= 1.0:
+            raise ValueError(f"shaping gamma must be a discount in [0, 1], got {self.gamma!r}")
+        if not callable(self.potential):
+            raise TypeError(f"shaping potential must be a function (raw_env, seat) -> float, got {self.potential!r}")
 
     def phi(self, raw_env: Any, seat: str, terminal: bool) -> float:
         """The potential of the current state (0 when the game is over)."""

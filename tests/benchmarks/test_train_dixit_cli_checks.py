@@ -123,7 +123,7 @@ CONFIG_ERRORS = [
     (train_decrypto, ["--seed", "-1"], "seed must be a non-negative integer"),
     (train_decrypto, ["--seats", "eve", "eve"], "--seats names eve more than once"),
     (train_rllib, ["--seed", "-1"], "seed must be a non-negative integer"),
-    (train_rllib, ["--shaping", "nan"], "shaping must be a scale >= 0"),
+    (train_rllib, ["--shaping", "nan"], "shaping must be a finite scale >= 0, got nan"),
     (train_rllib, ["--num-env-runners", "-1"], "num_env_runners must be >= 0"),
     (train_rllib, ["--algo-arg", "lr"], "--algo-arg 'lr' must look like KEY=VALUE"),
     (train_rllib, ["--algo-arg", "lr=1", "--algo-arg", "lr=2"], "--algo-arg name 'lr' is given twice"),

@@ -157,12 +157,14 @@ def cli_run(tmp_path_factory) -> dict[str, Any]:
         wait_for_line(head, "Ray runtime started", timeout=90)
         args = ["train", "decrypto", "--engine", "rllib", "--seats", "bob,eve", "--policies", "per-seat",
                 "--opponent", "alice=random", "--steps", "128", "--eval-every", "64", "--eval-games",
-                str(EVAL["games"]), "--eval-seed", str(EVAL["seed"]), "--baseline", "random", "--out", str(out),
+                str(EVAL["games"]), "--eval-seed", str(EVAL["seed"]), "--baseline", "random", "--out", out.name,
                 "--ray-address", f"127.0.0.1:{port}"]
         for key, value in TINY_PPO.items():
             args += ["--algo-arg", f"{key}={value}"]
+        # --out relative to the run's folder, as the docs' runs/...: Ray read a relative
+        # checkpoint path as a URI with no scheme, and the run stopped at its first save
         run = subprocess.run([sys.executable, "-m", "cluegym.cli", *args], env=env, capture_output=True, text=True,
-                             timeout=300)
+                             timeout=300, cwd=out.parent)
     finally:
         head.send_signal(signal.SIGTERM)  # --block: the head stops every process it started
         try:
@@ -192,8 +194,9 @@ def test_cli_trains_on_a_ray_head_and_writes_the_run_folder(cli_run):
 
 
 @pytest.mark.slow
-def test_the_checkpoint_plays_in_cluegym_run_as_evaluated(cli_run, tmp_path, capsys):
-    checkpoint = cli_run["out"] / "checkpoint"
+def test_the_checkpoint_plays_in_cluegym_run_as_evaluated(cli_run, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(cli_run["out"].parent)
+    checkpoint = Path(cli_run["out"].name, "checkpoint")  # relative, as docs/rllib.md's rllib:path=runs/...
     summary_path = tmp_path / "run.json"
     code = main(["run", "decrypto", "--agent", f"bob=rllib:path={checkpoint}", "--agent",
                  f"eve=rllib:path={checkpoint},policy=eve", "--agent", "alice=random", "--games", str(EVAL["games"]),
@@ -375,7 +378,7 @@ def test_shaping_reaches_the_rllib_env_and_is_checked():
     from cluegym.training.rllib_engine import RLlibTrainConfig
     from cluegym.training.rllib_env import make_rllib_env
 
-    with pytest.raises(ValueError, match="shaping must be a scale >= 0"):
+    with pytest.raises(ValueError, match="shaping must be a finite scale >= 0"):
         RLlibTrainConfig("undercover", shaping=-1.0)
     env = make_rllib_env({"game": "undercover", "learners": ["player_0"], "opponents": {"*": ["random"]},
                           "shaping": 0.5, "gamma": 0.9})

@@ -8,6 +8,7 @@ import torch
 
 from cluegym.agents import run_match
 from cluegym.training.cli import _play_command
+from cluegym.training.config import TrainConfig
 from cluegym.wrappers.selfplay import SelfPlayEnv
 
 torch.set_num_threads(1)
@@ -40,6 +41,9 @@ def test_a_dixit_task_agent_refuses_hidden_captions_before_any_game(tmp_path, ag
     assert summary["ok"] and summary["errored_games"]["count"] == 0 and not summary["problems"]
 
 
-def test_the_play_hint_after_training_names_the_options_the_policy_needs():
-    assert _play_command("dixit") == "cluegym run dixit --env reveal_captions=true"
-    assert _play_command("decrypto") == "cluegym run decrypto"
+def test_the_play_hint_after_training_plays_the_runs_games():
+    # the run's options (its evaluation's games), the learner defaults among them (TrainConfig)
+    config = TrainConfig("dixit", "player_0", env_kwargs={"num_rounds": 2})
+    assert _play_command("dixit", config.env_kwargs) == "cluegym run dixit --env reveal_captions=true --env num_rounds=2"
+    assert _play_command("decrypto", {}) == "cluegym run decrypto"
+    assert _play_command("decrypto", {"keywords": ["a", "b"]}) == """cluegym run decrypto --env 'keywords=["a", "b"]'"""

@@ -183,3 +183,34 @@ def test_a_task_never_offers_an_empty_mask_and_a_sampling_agent_plays_through_it
     agent.play_task(by_mask, None, 0)
     choices = {agent.act({"action_mask": np.zeros(3, np.int8)}, {}) for _ in range(30)}
     assert choices == {0, 1, 2}
+
+
+def test_rewards_paid_before_the_learners_first_decision_reach_its_first_step():
+    # A Dixit storyteller is paid for round 1 before its first vote: the SB3 and parallel views
+    # dropped it (their rewards summed 3 below the game's return), the AEC view delivered it.
+    from cluegym.wrappers.multiseat import MultiSeatParallelEnv  # noqa: PLC0415
+
+    early = 0
+    env = SelfPlayEnv("dixit", "player_0", env_kwargs={"num_rounds": 2}, opponents={"*": "random"},
+                      task_options={"player": "random"})
+    rng = np.random.default_rng(0)
+    for seed in range(8):
+        _, info = env.reset(seed=seed)
+        early += env._carried_reward != 0  # paid before the first decision
+        total, done = 0.0, False
+        while not done:
+            _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            total += info["unshaped_reward"]
+        assert total == info["game_return"], seed
+    assert early  # the seeds hold such a game
+    parallel = MultiSeatParallelEnv("dixit", ["player_0"], opponents={"*": "random"}, env_kwargs={"num_rounds": 2},
+                                    task_options={"player": "random"})
+    for seed in range(8):
+        observations, _ = parallel.reset(seed=seed)
+        total = 0.0
+        while parallel.agents:
+            mask = observations["player_0"]["action_mask"]
+            action = int(rng.choice(np.flatnonzero(mask))) if mask.any() else 0
+            observations, rewards, _, _, infos = parallel.step({"player_0": action})
+            total += rewards["player_0"]
+        assert total == infos["player_0"]["game_return"]["player_0"], seed

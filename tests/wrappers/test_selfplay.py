@@ -105,7 +105,8 @@ def test_reset_options_play_the_game_they_name_and_warn_of_a_misspelt_key():
     assert caught[0].filename == __file__, "the warning names the caller's reset, not the view's code"
 
 
-@pytest.mark.parametrize("game, seat", [("decrypto", "eve"), ("undercover", "player_0")])
+@pytest.mark.parametrize("game, seat", [("decrypto", "eve"), ("decrypto", "alice"), ("decrypto", "bob"),
+                                        ("undercover", "player_0"), ("taboo", "defender")])
 def test_a_finished_game_shows_zeros_unless_final_features(game, seat):
     """The observation that comes with ``terminated`` is zeros (no decision is pending, as in
     the multi-seat view); with ``final_features=True`` it is the task's features of the
@@ -266,7 +267,10 @@ def test_pool_swap_draws_snapshots_for_same_role_seats(tmp_path):
 
     # Decrypto's seats all have different roles: self-play has no seat to put snapshots in.
     env = SelfPlayEnv("decrypto", "eve", opponents=OPPONENTS["eve"], selfplay=True)
-    assert env.add_snapshot("x.zip") == []
+    (tmp_path / "x.zip").write_bytes(b"")
+    assert env.add_snapshot(str(tmp_path / "x.zip")) == []
+    with pytest.raises(FileNotFoundError, match="does not exist"):  # refused though no seat would load it
+        env.add_snapshot(str(tmp_path / "missing.zip"))
     # Undercover's players share one role: every other seat takes the snapshot.
     env = SelfPlayEnv("undercover", "player_0", selfplay=True, opponents={f"player_{i}": "random" for i in range(1, 5)},
                       task_options={"speaker": "random"})
@@ -349,7 +353,7 @@ def test_a_bad_opponent_delegate_or_task_option_fails_when_the_env_is_built(kwar
 
 
 @pytest.mark.parametrize("vec_kind", ["dummy", "subproc"])
-def test_vectorised_envs_step_in_lockstep(vec_kind):
+def test_vectorised_envs_step_in_lockstep(vec_kind, tmp_path):
     vec = make_vec_env(2, vec=vec_kind, seed=0, game="decrypto", seat="eve", opponents=OPPONENTS["eve"])
     obs = vec.reset()
     assert obs.shape == (2, vec.observation_space.shape[0])
@@ -357,7 +361,8 @@ def test_vectorised_envs_step_in_lockstep(vec_kind):
     actions = [int(np.flatnonzero(m)[0]) for m in masks]
     obs, rewards, dones, infos = vec.step(np.array(actions))
     assert obs.shape[0] == 2 and len(infos) == 2
-    assert vec.env_method("add_snapshot", "snap.zip") == [[], []]  # decrypto: no same-role seat
+    (tmp_path / "snap.zip").write_bytes(b"")
+    assert vec.env_method("add_snapshot", str(tmp_path / "snap.zip")) == [[], []]  # decrypto: no same-role seat
     vec.close()
 
 

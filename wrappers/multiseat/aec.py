@@ -30,12 +30,15 @@ def learning_seats(game: str, learners: str | Sequence[str], env: Any) -> list[s
 
     Raises:
         ValueError: an unknown seat, or none named.
+        TypeError: ``learners`` is neither a str nor a list of seats.
     """
     seats = list(env.possible_agents)
     if isinstance(learners, str):
         if learners == "all":
             return seats
         learners = [name.strip() for name in learners.split(",") if name.strip()]
+    if not isinstance(learners, (list, tuple)) or not all(isinstance(seat, str) for seat in learners):
+        raise TypeError(f"learners must be 'all', seats separated by commas or a list of seats, got {learners!r}")
     chosen = list(dict.fromkeys(learners))
     unknown = [seat for seat in chosen if seat not in seats]
     if unknown or not chosen:
@@ -110,6 +113,8 @@ class MultiSeatEnv(AECEnv):
         self.shaping: PotentialShaping | None = (
             shaping if isinstance(shaping, PotentialShaping) or not shaping
             else PotentialShaping.for_game(game, scale=float(shaping))) or None
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} not supported; choose from {self.metadata['render_modes']}")
         self.render_mode = render_mode
         defaults: dict[str, str] = dict(getattr(module, "DEFAULT_AGENTS", {}))
         named = dict(opponents or {})
@@ -117,8 +122,11 @@ class MultiSeatEnv(AECEnv):
         wrong = sorted(set(named) - set(self.game_env.possible_agents)) + sorted(set(named) & set(self.possible_agents))
         if wrong:
             raise ValueError(f"opponents name seat(s) {', '.join(wrong)}: not a non-learning seat of {game}")
+        # An entry given (even "") is the user's, and make_agent refuses a bad one: "or" made
+        # an empty one the game's default player without a word.
         self.opponent_specs = {
-            seat: named.get(seat) or wildcard or defaults.get(seat) or defaults.get("*") or "random"
+            seat: named[seat] if seat in named else wildcard if wildcard is not None
+            else defaults.get(seat) or defaults.get("*") or "random"
             for seat in self.game_env.possible_agents if seat not in self.possible_agents
         }
         self._players = {
@@ -373,8 +381,12 @@ class MultiSeatEnv(AECEnv):
             self._accumulate_rewards()
 
     def step(self, action: Any) -> None:
-        seat = self.agent_selection
-        if self.terminations[seat] or self.truncations[seat]:
+        try:  # free unless it raises: before reset there is no seat, after the game's dead steps no agent
+            seat = self.agent_selection
+            dead = self.terminations[seat] or self.truncations[seat]
+        except (AttributeError, KeyError):
+            raise RuntimeError("no game is in progress: call reset() to start one") from None
+        if dead:
             self._was_dead_step(action)
             return
         self._cumulative_rewards[seat] = 0.0

@@ -64,7 +64,10 @@ class MultiSeatParallelEnv(ParallelEnv):
         """Start a game (see :meth:`MultiSeatEnv.reset`)."""
         self.aec._start_game(seed, options)
         self.agents = list(self.possible_agents)
-        self._block = self._acting({})
+        # Rewards the game paid before the first decision (a Dixit storyteller's first round)
+        # go out with the first step's, as the AEC view's cumulative rewards deliver them.
+        self._carried: dict[str, float] = {}
+        self._block = self._acting(self._carried)
         return self._observations(), self._infos({})
 
     def step(self, actions: dict[str, Any]):
@@ -84,7 +87,7 @@ class MultiSeatParallelEnv(ParallelEnv):
         # Every acting seat's choice is checked before the first is applied: a wrong type at
         # the block's second seat once raised after the first seat's choice was played.
         choices = {seat: choice_index(actions[seat], self.aec.n_actions, seat) for seat in self._block}
-        rewards: dict[str, float] = {}
+        rewards, self._carried = self._carried, {}
         rejected: dict[str, str] = {}
         aec, game = self.aec, self.aec.game_env
         for seat in self._block:
