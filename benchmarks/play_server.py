@@ -87,9 +87,19 @@ class _Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+class PlayStopped(KeyboardInterrupt):
+    """The session was stopped (Ctrl-C) while the page's player had a question pending: the
+    match stops as a Ctrl-C stops it (the game is not recorded, a rerun plays it), instead of
+    the human forfeiting every decision left and those games being saved as played."""
+
+
 class WebConsole:
     """The human's console behind the page: :meth:`ask` (the game thread) publishes a turn and
-    waits; :meth:`submit` (an HTTP thread) hands in the answer."""
+    waits; :meth:`submit` (an HTTP thread) hands in the answer.
+
+    Raises:
+        PlayStopped: from :meth:`ask`, once :meth:`close` was called.
+    """
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
@@ -104,12 +114,17 @@ class WebConsole:
             "images": [_png_uri(image) for image in turn.images], "reason": turn.reason,
         }
         with self._cond:
+            if self.closed:  # stopped between two questions
+                raise PlayStopped("the play session was stopped")
             self.turn_id += 1
             payload["turn_id"] = self.turn_id
             self.turn, self._answer = payload, None
             self._cond.notify_all()
         # a thread: the match's event loop keeps running (other seats' LLM calls, the bar)
-        return await asyncio.to_thread(self._wait)
+        answer = await asyncio.to_thread(self._wait)
+        if answer is None and self.closed:
+            raise PlayStopped("the play session was stopped")
+        return answer
 
     def _wait(self) -> str | None:
         with self._cond:
@@ -123,7 +138,7 @@ class WebConsole:
         if not isinstance(text, str) or len(text) > MAX_ANSWER_CHARS:
             return f"the answer must be text of at most {MAX_ANSWER_CHARS} characters"
         with self._cond:
-            if self.turn is None or turn_id != self.turn_id:
+            if self.turn is None or type(turn_id) is not int or turn_id != self.turn_id:  # 1.0 and true were taken
                 return "it is not your turn (the page is behind: it will refresh)"
             self._answer = text
             self._cond.notify_all()
@@ -179,6 +194,12 @@ class PlaySession:
             raise ValueError(f"--seat {seat} is the human's seat: drop --agent {seat}={agents[seat]}")
         agents[seat] = "human"
         self.seats = resolve_seats(game, agents, seats)
+        # One page, one person: another human seat (--agent '*=human') was asked on this page,
+        # under "you play <seat>", with that seat's private view.
+        others = [other for other, spec in self.seats.items() if other != seat and spec.partition(":")[0] == "human"]
+        if others:
+            raise ValueError(f"{', '.join(others)} would be human too: the page plays only --seat {seat}; give the "
+                             f"other seats agents (e.g. --agent '*=random')")
         self.console = WebConsole()
         # run_match makes these checks too, but only once the match thread runs: after the page
         # is served. The same harness checks, here, fail before anything is shown.
@@ -215,6 +236,8 @@ class PlaySession:
             )
         except Exception as exc:  # noqa: BLE001 - shown on the page and returned by wait()
             self.error = f"{type(exc).__name__}: {exc}"
+        except KeyboardInterrupt:  # PlayStopped: close() during the match; its finished games are kept
+            self.error = "the session was stopped"
         finally:
             self._done.set()
 

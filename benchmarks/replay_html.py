@@ -286,8 +286,10 @@ def replay_html(record: dict[str, Any], title: str | None = None) -> str:
     """
     model = replay_model(record)
     title = title or f"{record['game']} game, seed {record['seed']}"
-    # inside <script> only "</" can end the element early: escape it (JSON allows "\/")
-    payload = json.dumps(model, allow_nan=False).replace("</", "<\\/")
+    # Inside <script> no "<" may stay: "</" ends the element early, and "<!--" with "<script"
+    # after it puts the parser in a state where the element's own "</script>" no longer ends
+    # it (a recorded reply "<!--<script>" left a blank page). JSON strings take "\u003c".
+    payload = json.dumps(model, allow_nan=False).replace("<", "\\u003c")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>{_STYLE}</style></head>
 <body>

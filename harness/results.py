@@ -237,6 +237,11 @@ def _check_row(row: dict[str, Any], where: str, seats: Any) -> None:
         if isinstance(seats, dict) and (set(returns) != set(seats) or not all(map(_is_number, returns.values()))):
             raise ValueError(f"{where}: the record's returns must give each seat of the match "
                              f"({', '.join(seats)}) a number, got {_short(returns)}")
+        # The summary's counters and the first game's transcript read every step: a record
+        # without them passed this check and broke the summary after the missing games played.
+        steps = record.get("steps")
+        if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
+            raise ValueError(f"{where}: the record's steps must be a list of step objects, got {_short(steps)}")
     elif not isinstance(row.get("error"), str):
         raise ValueError(f"{where}: a game row needs a record or an error")
     stats = row.get("agent_stats", {})
@@ -245,6 +250,10 @@ def _check_row(row: dict[str, Any], where: str, seats: Any) -> None:
         for seat_stats in stats.values()
     ):
         raise ValueError(f"{where}: agent_stats must map seats to numeric counters")
+    strangers = [seat for seat in stats if isinstance(seats, dict) and seat not in seats]
+    if strangers:  # they showed up in the summary as counters of a seat the match lacks
+        raise ValueError(f"{where}: agent_stats names seat(s) {', '.join(map(repr, strangers))} that the match "
+                         f"({', '.join(seats)}) lacks")
 
 
 def _short(value: Any, limit: int = 120) -> str:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import numbers
 import time
 from pathlib import Path
 from types import ModuleType
@@ -126,20 +127,26 @@ class MatchProgress:
 
 
 def check_match_counts(games: int, seed: int, concurrency: int) -> None:
-    """Raise ValueError (TypeError for a seed of the wrong type) for a match's ``games`` or
-    ``concurrency`` under 1 or an invalid match ``seed``: what :func:`run_match` and the
-    benchmarks that play their own matches check before any game.
+    """Raise ValueError for a match's ``games`` or ``concurrency`` under 1 or a negative match
+    ``seed``, TypeError for one that is no integer: what :func:`run_match` and the benchmarks
+    that play their own matches check before any game.
 
     Example:
         >>> check_match_counts(0, 0, 1)
         Traceback (most recent call last):
         ValueError: games must be >= 1, got 0
     """
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
+    _check_count("games", games)
     check_match_seed(seed)
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+    _check_count("concurrency", concurrency)
+
+
+def _check_count(name: str, count: Any) -> None:
+    # a float or a bool (1.5, True) failed in range() inside the event loop, or counted as 1
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 1, got {count!r}")
+    if count < 1:
+        raise ValueError(f"{name} must be >= 1, got {count}")
 
 
 def run_match(
@@ -264,6 +271,10 @@ def run_match(
                 await slots.play(lambda index=index: one(index))
                 if slots.stopping:
                     return
+                # The loop's turn between games: a game whose agents never await (random,
+                # the embedding baselines) plays without yielding, and Ctrl-C (asyncio.run
+                # cancels this run at its next yield) went unheard until the last game.
+                await asyncio.sleep(0)
 
         players = [asyncio.create_task(player()) for _ in range(min(concurrency, to_play))]
         tasks = players + ([asyncio.create_task(bar.poll())] if bar is not None else [])

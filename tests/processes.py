@@ -1,12 +1,14 @@
-"""Helpers for tests that start real servers (Ray) on 127.0.0.1."""
+"""Helpers for tests that start real processes: servers (Ray) on 127.0.0.1, runs to interrupt."""
 
 from __future__ import annotations
 
 import contextlib
+import signal
 import socket
 import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -17,6 +19,29 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def interrupted_run(command: list[str], results: Path, rows: int, timeout: float = 30) -> tuple[int, str]:
+    """Start ``command`` (a run writing ``results``) with Ctrl-C's default handler (a
+    background job inherits SIGINT ignored), send it SIGINT once ``results`` holds ``rows``
+    lines, and return its exit code and stderr; a run that does not stop within ``timeout``
+    seconds is killed and fails the test."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if results.exists() and results.read_bytes().count(b"\n") >= rows:
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, err
 
 
 def wait_for_line(process: subprocess.Popen, text: str, timeout: float) -> None:

@@ -66,6 +66,27 @@ def test_answers_over_http_play_a_taboo_game(tmp_path):
     assert load_record(tmp_path / "g.jsonl", 0)["game"] == "taboo_v0"
 
 
+def test_stopping_a_session_saves_no_game_the_person_did_not_play(tmp_path):
+    # Ctrl-C closed the console, every pending and later question read as "the human left":
+    # the games left were played through with the person forfeiting and saved as results
+    results = tmp_path / "g.jsonl"
+    session = PlaySession("decrypto", "bob", {"*": "random"}, games=3, env_kwargs={"max_turns": 2},
+                          results_path=results)
+    session.start()
+    deadline = time.monotonic() + 60
+    while session.console.turn is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert session.console.turn is not None
+    assert session.console.submit(float(session.console.turn_id), "1 2 3") is not None  # a turn id is an int
+    session.close()
+    assert session._done.wait(30) and session.error == "the session was stopped"
+    assert not results.exists() or results.read_text() == ""
+    again = PlaySession("decrypto", "bob", {"*": "random"}, games=3, env_kwargs={"max_turns": 2},
+                        results_path=results)
+    again.close()
+    assert again.games_left == 3  # a rerun plays them
+
+
 def test_play_with_every_game_already_played_serves_nothing(tmp_path, capsys):
     results = tmp_path / "g.jsonl"
     session = PlaySession("taboo", "defender", {"attacker": "random"}, seed=1, results_path=results)
@@ -149,6 +170,7 @@ def test_a_person_plays_a_full_dixit_game_in_chromium(tmp_path):
     (["--port", "70000"], "port must be 0-65535 (0: any free port), got 70000"),
     (["--port", "-5"], "port must be 0-65535 (0: any free port), got -5"),
     (["--agent", "defender=nosuch"], "unknown agent 'nosuch'"),
+    (["--agent", "defender=human"], "defender would be human too: the page plays only --seat attacker"),
     (["--results", "{tmp}"], "is a directory, not a file"),
     (["--results", "{tmp}/file/g.jsonl"], "is not writable"),
     (["--results", "{tmp}/other.jsonl"], "holds games of a different match"),

@@ -32,7 +32,9 @@ def decrypto_record_with_a_rejection_and_calls() -> dict:
     record = play_game(env, agents, seed=5, agent_seeds={"alice": 1, "bob": 2, "eve": 3})
     # an LLM agent's call log as the harness stores it (what LLMAgent.drain_log returns)
     record["agent_logs"] = {"bob": [{"seat": "bob", "decision": 1, "attempt": 0, "model": "scripted",
-                                     "latency_s": 0.4321, "reply": 'ANSWER: {"guess": "1-2-3"}', "step": "guess"}]}
+                                     "latency_s": 0.4321, "step": "guess",
+                                     # markup in a reply: "<!--<script>" once left the page blank
+                                     "reply": '<!--<script> </script> ANSWER: {"guess": "1-2-3"}'}]}
     return record
 
 
@@ -143,6 +145,7 @@ def test_pages_step_through_dixit_and_decrypto_in_chromium(tmp_path):
         driver.find_element(By.ID, "next").click()
         assert driver.find_element(By.ID, "seat").text.startswith("bob")
         assert "0.4321 s" in driver.find_element(By.ID, "calls").text
+        assert "<!--<script> </script> ANSWER" in driver.find_element(By.ID, "calls").text  # shown, not parsed
         driver.find_element(By.ID, "last").click()
         assert driver.find_element(By.ID, "next").get_attribute("disabled")
         assert screenshot_is_a_picture(driver.get_screenshot_as_png())

@@ -202,6 +202,14 @@ def test_old_rows_without_agent_stats_count_as_zeros(tmp_path):
          "the record's returns must give each seat of the match (alice, bob, eve) a number, got {}"),
         ('{"match": MATCH, "index": 1, "record": {"result": {}, "returns": {"alice": 1, "bob": 1, "eve": "x"}}}',
          "a number, got {\"alice\": 1, \"bob\": 1, \"eve\": \"x\"}"),
+        # steps the summary's counters and the transcript read: an AttributeError or a KeyError
+        # after the missing games had been played
+        ('{"match": MATCH, "index": 1, "record": {"result": {}, "returns": {"alice": 1, "bob": 1, "eve": 1}, '
+         '"steps": [1]}}', "the record's steps must be a list of step objects, got [1]"),
+        ('{"match": MATCH, "index": 1, "record": {"result": {}, "returns": {"alice": 1, "bob": 1, "eve": 1}}}',
+         "the record's steps must be a list of step objects, got null"),
+        ('{"match": MATCH, "index": 1, "error": "x", "agent_stats": {"zed": {"n": 1}}}',
+         "agent_stats names seat(s) 'zed' that the match (alice, bob, eve) lacks"),
     ],
 )
 def test_malformed_rows_name_the_file_and_line(tmp_path, capsys, line, message):

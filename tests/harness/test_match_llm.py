@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import pytest
+from processes import interrupted_run
 
 from cluegym.agents import run_match
 from cluegym.agents.llm.fake_server import FakeChatServer, decrypto_reply
@@ -100,19 +101,8 @@ def test_ctrl_c_stops_the_run_keeps_finished_games_and_says_how_to_resume(tmp_pa
         command = [sys.executable, "-m", "cluegym.cli", "run", "decrypto", "--agent",
                    f"*=llm:backend=openai,base_url={server.base_url},model=fake", "--games", "40", "--concurrency", "2",
                    "--env", "max_turns=3", "--no-show", "--results", str(results)]
-        # Ctrl-C's default in the child: a shell runs background jobs with SIGINT ignored, and
-        # a child inherits that (Python then installs no KeyboardInterrupt handler).
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if results.exists() and results.read_bytes().count(b"\n") >= 1:
-                break
-            time.sleep(0.02)
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err[-2000:]
+        returncode, err = interrupted_run(command, results, rows=1)
+    assert returncode == 130, err[-2000:]
     assert "Traceback" not in err and f"the finished games are in {results}, rerun to resume" in err
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     # 40 games (the harness plays a game of this server in ~0.15 s): far more than finish
