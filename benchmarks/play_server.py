@@ -204,19 +204,25 @@ class PlaySession:
         # run_match makes these checks too, but only once the match thread runs: after the page
         # is served. The same harness checks, here, fail before anything is shown.
         build_agents(game, probe, self.seats, make_agent=self._make_agent)
+        # Bound before the results file is checked (and created): a taken port left a new
+        # empty results file, and its folders, behind its usage error.
+        self._server = _Server(("127.0.0.1", port), self._handler())
         self.results_path = results_path
         #: Games of this match still to play (fewer than ``games`` when ``results_path`` holds some).
         self.games_left = games
         if results_path:  # a file that is no results file of this match is refused
-            rows = resumed_rows(env_module(game), Path(results_path),
-                                match_signature(game, self.seats, seed, self.env_kwargs))
+            try:
+                rows = resumed_rows(env_module(game), Path(results_path),
+                                    match_signature(game, self.seats, seed, self.env_kwargs))
+            except BaseException:
+                self._server.server_close()
+                raise
             self.games_left -= sum(1 for index, row in rows.items() if index < games and "record" in row)
         self.finished: list[dict[str, Any]] = []
         self.summary: dict[str, Any] | None = None
         self.error: str | None = None
         self.over_seen = threading.Event()
         self._done = threading.Event()
-        self._server = _Server(("127.0.0.1", port), self._handler())
         self._serving = False
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
 

@@ -490,6 +490,8 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
         history: give Bob the hint-history features too (see :class:`DecryptoFeatures`).
     """
 
+    if n_candidates < 1 or stride < 1:  # numpy's "negative dimensions are not allowed" said it before
+        raise ValueError(f"n_candidates and stride must be >= 1, got n_candidates={n_candidates}, stride={stride}")
     cfg = env.game_config if env is not None else DecryptoConfig()
     sizes = dict(num_keywords=cfg.num_keywords, code_length=cfg.code_length, max_turns=cfg.max_turns,
                  miscommunication_limit=cfg.miscommunication_limit, interception_limit=cfg.interception_limit)

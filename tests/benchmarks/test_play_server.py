@@ -235,3 +235,15 @@ def test_malformed_requests_get_a_4xx_and_the_server_keeps_serving(capfd, monkey
     finally:
         session.close()
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_taken_port_leaves_no_results_file_behind(tmp_path, capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as exited:
+            main(["play", "taboo", "--seat", "attacker", "--agent", "*=random", "--port", str(port),
+                  "--results", str(tmp_path / "new" / "g.jsonl")])
+    assert exited.value.code == 2 and "in use" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()

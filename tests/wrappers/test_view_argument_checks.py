@@ -77,3 +77,5 @@ def test_task_options_are_read_as_their_declared_types():
     assert make_task("decrypto", "alice", raw, n_candidates="4").options == {"n_candidates": 4}
     with pytest.raises(ValueError, match="decrypto's learner task option n_candidates='x': expected int"):
         make_task("decrypto", "alice", raw, n_candidates="x")
+    with pytest.raises(ValueError, match="n_candidates and stride must be >= 1"):
+        make_task("decrypto", "alice", raw, n_candidates=-3)
