@@ -170,6 +170,10 @@ class SelfPlayEnv(gymnasium.Env):
         self._snapshot_specs: set[str] = set()  # the snapshots' specs among them
         self._players: dict[str, Any] = {}
         self._delegate: Any = None
+        if self.task.delegate is not None:
+            # Built now (the same agent every game): a delegate that cannot play this env (Dixit's
+            # caption agent with reveal_captions=False) is refused here, not at the first reset.
+            self._agent(self.task.delegate, seat)
         # The raw env's observe, or its lean_observe when the task and delegate allow it.
         self._observe_learner = self.task.observer(self.raw)
         self._pending: tuple[dict[str, Any], dict[str, Any], list[Any] | None] | None = None

@@ -229,10 +229,10 @@ def test_the_learning_views_refuse_a_caption_agent_where_captions_are_hidden():
     # captions hidden on purpose: the learning views reveal them by default (GameSpec.learner_env)
     with pytest.raises(ValueError, match=r"^player_1: the caption agent reads captions"):
         MultiSeatEnv("dixit", ["player_0"], opponents={"*": "caption"}, env_kwargs={"reveal_captions": False})
-    hidden = SelfPlayEnv("dixit", "player_0", opponents={"*": "random"},
-                         env_kwargs={"num_rounds": 2, "reveal_captions": False})
+    # the learner's delegate (story and distractor) is a caption agent: refused when the view
+    # is built (it was at the first reset)
     with pytest.raises(ValueError, match=r"^player_0: the caption agent reads captions"):
-        hidden.reset(seed=0)  # the learner's delegate (story and distractor) is a caption agent
+        SelfPlayEnv("dixit", "player_0", opponents={"*": "random"}, env_kwargs={"num_rounds": 2, "reveal_captions": False})
     shown = SelfPlayEnv("dixit", "player_0", opponents={"*": "caption"},
                         env_kwargs={"num_rounds": 2, "reveal_captions": True})
     shown.reset(seed=0)
