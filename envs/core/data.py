@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
+
+from cluegym.envs.core.text import to_charset
 
 
 def require_file(path: str | Path, what: str) -> Path:
@@ -87,3 +89,36 @@ def word_list_option(value: str | Path | Sequence[str] | None, package: str, def
     if not words:
         raise ValueError("the word list is empty")
     return words
+
+
+@functools.lru_cache(maxsize=32)
+def checked_game_words(words: tuple[str, ...], normalize: Callable[[str], str], max_chars: int,
+                       what: str) -> tuple[str, ...]:
+    """``words`` (a game's word list) as its games use them (``normalize``), each checked
+    once per list and process: not empty, at most ``max_chars`` characters, printable ASCII
+    (the Text spaces' charset), so that no game drawn from the list fails at its reset or
+    shows an observation outside its space (a list that passed the env's construction used to
+    fail at the reset of some seeds only).
+
+    Raises:
+        ValueError: naming the first such word.
+
+    Example:
+        >>> checked_game_words(("Apple", " pear "), str.lower, 40, "keyword")
+        ('apple', ' pear ')
+        >>> checked_game_words(("x" * 41,), str.lower, 40, "keyword")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: keyword 'xxx...' is longer than 40 characters
+    """
+    folded = []
+    for word in words:
+        used = normalize(word)
+        shown = word if len(word) <= 20 else word[:3] + "..."
+        if not used.strip():
+            raise ValueError(f"{what} {shown!r} is empty once normalized as games use it")
+        if len(used) > max_chars:
+            raise ValueError(f"{what} {shown!r} is longer than {max_chars} characters")
+        if to_charset(used) != used:
+            raise ValueError(f"{what} {shown!r} has characters outside printable ASCII (e.g. write cafe for café)")
+        folded.append(used)
+    return tuple(folded)

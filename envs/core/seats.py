@@ -79,13 +79,17 @@ def check_block_actions(actions: Mapping[str, Any], block: Sequence[str], seats:
     ``seats`` (a typo would otherwise be ignored, as a waiting seat's action is).
 
     Raises:
+        TypeError: ``actions`` is no mapping of seat -> action.
+        UnknownSeatError: ``unknown(name)`` for an action whose name is not in ``seats``
+            (first: a misspelt acting seat's name is the reason its action is missing).
         KeyError: an acting seat has no action.
-        UnknownSeatError: ``unknown(name)`` for an action whose name is not in ``seats``.
     """
+    if not isinstance(actions, Mapping):
+        raise TypeError(f"actions must be a dict of seat -> action, got {type(actions).__name__}")
     missing = [seat for seat in block if seat not in actions]
-    if missing:
-        raise KeyError(f"no action for acting seat(s) {missing} (acting now: {list(block)})")
-    if len(actions) > len(block):  # actions beyond the block's: each must name a seat
+    if missing or len(actions) > len(block):  # a name beyond the block's: each must name a seat
         for seat in actions:
             if seat not in seats:
                 raise unknown(seat)
+    if missing:
+        raise KeyError(f"no action for acting seat(s) {missing} (acting now: {list(block)})")

@@ -67,7 +67,7 @@ import gymnasium
 import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, read_only, text_space, text_tuple, wrap
-from cluegym.envs.core.data import shipped_word_list, word_list_option
+from cluegym.envs.core.data import checked_game_words, shipped_word_list, word_list_option
 from cluegym.envs.core.rng import integers
 from cluegym.envs.core.text import describe
 from cluegym.envs.decrypto.prompts import (
@@ -85,6 +85,18 @@ CODES: tuple[tuple[int, ...], ...] = all_codes()
 DEFAULT_AGENTS: dict[str, str] = {"alice": "glove:k=16", "bob": "glove", "eve": "word2vec"}
 PROMPT_MAX_CHARS = 20_000
 WORD_MAX_CHARS = 40
+
+
+def _keyword_as_used(word: str) -> str:
+    """A keyword as the rules use it (:meth:`DecryptoRules.new_game`)."""
+    return str(word).strip().lower()
+
+
+@functools.lru_cache(maxsize=16)
+def _distinct(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` without repeats, in order (the same tuple when it has none: the shipped list)."""
+    kept = tuple(dict.fromkeys(words))
+    return words if len(kept) == len(words) else kept
 
 
 def random_vocabulary() -> tuple[str, ...]:
@@ -134,9 +146,14 @@ class DecryptoEnv(ClueGameEnv):
             miscommunication_limit=miscommunication_limit, interception_limit=interception_limit,
             hint_rule=hint_rule,
         )
-        self.keyword_pool = word_list_option(keywords, "cluegym.envs.decrypto", "keywords.txt")
+        # As the rules use them (stripped, lower case), each checked once per list, and each once:
+        # "Apple" beside "apple" made the games that drew both fail at their reset.
+        self.keyword_pool = _distinct(checked_game_words(
+            word_list_option(keywords, "cluegym.envs.decrypto", "keywords.txt"), _keyword_as_used, WORD_MAX_CHARS,
+            "keyword"))
         if len(self.keyword_pool) < num_keywords:
-            raise ValueError(f"keyword list has {len(self.keyword_pool)} words; need >= {num_keywords}")
+            raise ValueError(f"keyword list has {len(self.keyword_pool)} distinct words (case ignored); "
+                             f"need >= {num_keywords}")
         super().__init__(
             max_retries=max_retries, render_mode=render_mode, record_observations=record_observations,
             config={

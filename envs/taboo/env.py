@@ -50,10 +50,11 @@ from typing import Any, Sequence
 import gymnasium
 
 from cluegym.envs.core import ClueGameEnv, pad_texts, text_space, text_tuple, wrap
-from cluegym.envs.core.data import shipped_word_list, word_list_option
+from cluegym.envs.core.data import checked_game_words, shipped_word_list, word_list_option
 from cluegym.envs.core.text import describe, type_name
 from cluegym.envs.taboo.prompts import dialogue, full_prompt
 from cluegym.envs.taboo.rules import SILENCE, TabooConfig, TabooRules, TabooState, metrics
+from cluegym.envs.taboo.rules import _normalize_target as normalize_target  # the rules' own folding
 
 __all__ = ["TabooEnv", "env", "raw_env", "metrics", "random_vocabulary", "DEFAULT_AGENTS"]
 
@@ -106,6 +107,9 @@ class TabooEnv(ClueGameEnv):
             strict_word_check=strict_word_check,
         )
         self.targets = word_list_option(targets, "cluegym.envs.taboo", "targets.txt")
+        # As the rules use them (folded, lower case): a target that folds to nothing failed at
+        # the reset of the seeds that drew it, a long one left the attacker's space.
+        checked_game_words(self.targets, normalize_target, WORD_MAX_CHARS, "target")
         super().__init__(
             max_retries=max_retries, render_mode=render_mode, record_observations=record_observations,
             config={

@@ -68,6 +68,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, Sequence
@@ -81,7 +83,8 @@ import numpy as np
 
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, read_only, text_space, text_tuple, wrap
 from cluegym.envs.core.seats import seat_name
-from cluegym.envs.core.text import describe
+from cluegym.envs.core.data import checked_game_words
+from cluegym.envs.core.text import describe, to_charset
 from cluegym.envs.undercover.beliefs import parse_beliefs
 from cluegym.envs.undercover.config import SILENCE, UndercoverConfig
 from cluegym.envs.undercover.metrics import metrics
@@ -102,6 +105,21 @@ DEFAULT_AGENTS: dict[str, str] = {"*": "glove"}
 #: report, and would record an unreadable-beliefs event at every move.
 RANDOM_AGENT_EMPTY_ENTRIES: tuple[str, ...] = ("beliefs",)
 WORD_MAX_CHARS = 60
+
+
+def _word_as_used(word: str) -> str:
+    """A secret word as the rules use it (:meth:`UndercoverRules.new_game`)."""
+    return to_charset(str(word)).strip().lower()
+
+
+@functools.lru_cache(maxsize=16)
+def _check_word_pairs(pairs: tuple[tuple[str, ...], ...]) -> None:
+    """Raise ValueError for a pair a game cannot use (once per list and process: envs are
+    built per game): a word empty or too long once normalized, or two that become one."""
+    for pair in pairs:
+        civilian, undercover = checked_game_words(pair, _word_as_used, WORD_MAX_CHARS, "word")
+        if civilian == undercover:
+            raise ValueError(f"word pair {list(pair)!r} is one word once normalized ({civilian!r})")
 BELIEFS_MAX_CHARS = 2000
 PHASES: tuple[str, ...] = ("speak", "vote", "over")
 _PHASE_INDEX: dict[str, int] = {phase: i for i, phase in enumerate(PHASES)}
@@ -168,6 +186,9 @@ class UndercoverEnv(ClueGameEnv):
             strict_word_check=strict_word_check, pair_schedule=pair_schedule, episodes_per_pair=episodes_per_pair,
         )
         self.word_pairs = load_word_pairs(word_pairs, themes)
+        # As the rules use them (folded, lower case): a pair whose words fold to one word or to
+        # nothing failed at the reset of the seeds that drew it, a long word left its space.
+        _check_word_pairs(tuple(tuple(pair) for pair in self.word_pairs))
         self.undercover_seats = None if undercover_seats is None else [int(i) for i in undercover_seats]
         if self.undercover_seats is not None and (
             len(set(self.undercover_seats)) != num_undercover

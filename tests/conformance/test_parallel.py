@@ -87,6 +87,13 @@ def test_parallel_step_with_an_action_for_no_seat_changes_nothing(game_id):
     with pytest.raises(UnknownSeatError, match=f"{game_id} has no seat 'plyer_0'; seats: "):
         env.step({**actions, "plyer_0": 0})
     assert env.game_record() == before
+    # the acting seat's name misspelt: the typo is named, not "no action for acting seat"
+    acting = next(seat for seat in env.agents if infos[seat].get("acting", True))
+    with pytest.raises(UnknownSeatError, match=f"has no seat '{acting}x'"):
+        env.step({f"{acting}x": actions[acting]})
+    with pytest.raises(TypeError, match="actions must be a dict of seat -> action, got list"):
+        env.step([actions[acting]])
+    assert env.game_record() == before
     env.step(actions)  # every seat's action, the acting ones' used
     assert env.game_record() != before
 

@@ -354,3 +354,26 @@ def test_a_file_option_that_names_no_text_file_is_one_line(tmp_path, argv, probl
         main(["run", *(a.format(**paths) for a in argv), "--games", "1", "--no-progress", "--no-show"])
     message = str(exited.value)
     assert message.startswith("cluegym: error: ") and problem.format(**paths) in message and "\n" not in message
+
+
+@pytest.mark.parametrize("game, options, message", [
+    # each passed construction and failed at the reset of some seeds only (or left the space)
+    ("decrypto", {"keywords": ["apple", "Apple", "pear", "plum"]}, "keyword list has 3 distinct words"),
+    ("decrypto", {"keywords": ["café", "naive", "rose", "moon"]}, "keyword 'café' has characters outside printable"),
+    ("decrypto", {"keywords": ["x" * 41, "moon", "star", "tree"]}, "is longer than 40 characters"),
+    ("taboo", {"targets": ["apple", "日本"]}, "target '日本' is empty once normalized"),
+    ("taboo", {"targets": ["y" * 61]}, "is longer than 60 characters"),
+    ("undercover", {"word_pairs": [["z" * 61, "dog"]]}, "is longer than 60 characters"),
+    ("undercover", {"word_pairs": [["café", "cafe"]]}, "word pair ['café', 'cafe'] is one word once normalized"),
+])
+def test_a_word_list_no_game_can_use_is_refused_when_the_env_is_built(game, options, message):
+    with pytest.raises(ValueError, match=message.replace("[", "\\[").replace("]", "\\]")):
+        cluegym.make(game, **options)
+
+
+def test_a_keyword_given_twice_in_two_cases_is_one_keyword():
+    env = cluegym.make("decrypto", keywords=["apple", "Apple", "pear", "plum", "fig"])
+    assert env.unwrapped.keyword_pool == ("apple", "pear", "plum", "fig")
+    for seed in range(8):  # seed 1 drew "apple" and "Apple": a ValueError at reset
+        env.reset(seed=seed)
+        assert len(set(env.unwrapped.state.keywords)) == 4
