@@ -42,9 +42,9 @@ from cluegym.agents.human import HumanAgent, HumanTurn
 from cluegym.benchmarks.usage import UsageError, parse_assignments, parse_options
 from cluegym.envs.core.record import to_jsonable
 from cluegym.envs.core.registry import env_module
-from cluegym.harness import build_agents, check_match_seed, resolve_seats, run_match
+from cluegym.harness import build_agents, resolve_seats, run_match
 from cluegym.harness.results import match_signature
-from cluegym.harness.runner import resumed_rows
+from cluegym.harness.runner import check_match_counts, resumed_rows
 
 __all__ = ["PlaySession", "WebConsole", "register_cli"]
 
@@ -171,7 +171,7 @@ class PlaySession:
         ValueError: a port outside 0-65535, an unknown game, seat or game option, an agent spec
             for the human's seat, fewer than one game, a negative seed, or a ``results_path``
             that is a folder, cannot be written or holds another match's games.
-            TypeError: a seed that is no integer.
+        TypeError: a seed or a game count that is no integer.
         AgentSpecError: a spec that names no usable agent.
         OSError: the port is taken.
     """
@@ -180,9 +180,7 @@ class PlaySession:
                  env_kwargs: dict[str, Any] | None = None, port: int = 0, results_path: str | Path | None = None) -> None:
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be 0-65535 (0: any free port), got {port}")
-        if games < 1:
-            raise ValueError(f"games must be >= 1, got {games}")
-        check_match_seed(seed)
+        check_match_counts(games, seed, 1)  # as run_match checks them, before the page is served
         self.game, self.seat, self.games, self.seed = game, seat, games, seed
         self.env_kwargs = dict(env_kwargs or {})
         probe = env_module(game).env(**self.env_kwargs)

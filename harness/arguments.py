@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from typing import Any, NoReturn, Sequence
 
-__all__ = ["UsageError", "parse_assignments", "parse_option_value", "parse_options", "usage_error"]
+__all__ = ["UsageError", "env_flag", "parse_assignments", "parse_option_value", "parse_options", "usage_error"]
 
 
 class UsageError(SystemExit):
@@ -91,3 +92,14 @@ def parse_options(items: Sequence[str], what: str, form: str = "KEY=VALUE",
         {'max_turns': 4, 'reveal_captions': True}
     """
     return {key: parse_option_value(value) for key, value in parse_assignments(items, what, form, parser).items()}
+
+
+def env_flag(key: str, value: Any) -> str:
+    """The ``--env KEY=VALUE`` argument that gives option ``key`` the value ``value`` (the
+    inverse of :func:`parse_options`), quoted for a shell where it needs it.
+
+    Example:
+        >>> print(env_flag("reveal_captions", True), env_flag("keywords", ["a", "b"]))
+        --env reveal_captions=true --env 'keywords=["a", "b"]'
+    """
+    return f"--env {shlex.quote(f'{key}={json.dumps(value)}')}"

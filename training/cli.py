@@ -16,15 +16,13 @@ Examples:
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
 import sys
 from typing import Any
 
 import cluegym
 from cluegym.agents import AgentSpecError
 from cluegym.harness import format_metrics
-from cluegym.harness.arguments import parse_options
+from cluegym.harness.arguments import env_flag, parse_options
 from cluegym.training.evaluation import EvaluationError
 from cluegym.training.train import MEAN_RETURN, TrainConfig, train
 
@@ -45,8 +43,7 @@ def _play_command(game: str, env_kwargs: dict[str, Any]) -> str:
     """``cluegym run GAME`` with the run's game options: the games its evaluations played,
     with the options the game's learner task needs (Dixit's ``reveal_captions=true``: the
     policy's agent refuses an env without them; the config holds them)."""
-    return " ".join([f"cluegym run {game}", *(f"--env {shlex.quote(f'{key}={json.dumps(value)}')}"
-                                              for key, value in env_kwargs.items())])
+    return " ".join([f"cluegym run {game}", *(env_flag(key, value) for key, value in env_kwargs.items())])
 
 
 def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:

@@ -24,6 +24,7 @@ import cluegym
 from cluegym.agents import make_agent
 from cluegym.agents.base import Agent
 from cluegym.envs.core.registry import game_spec
+from cluegym.harness.arguments import env_flag
 from cluegym.wrappers.seat_task import SeatTask, learner_env_options, make_task
 
 __all__ = ["ALGORITHMS", "PolicyAgent", "TaskAgent", "TaskRandomAgent", "algorithm_class", "save_policy", "load_policy", "policy_scores"]
@@ -172,7 +173,7 @@ class TaskAgent(Agent):
                 if key in config and config[key] != value:
                     raise ValueError(f"the {self.task_name} agent's learner task needs {key}={value!r}, the env "
                                      f"has {config[key]!r}: make the env with it (cluegym run {self.game} "
-                                     f"--env {key}={json.dumps(value)})")
+                                     f"{env_flag(key, value)})")
         if self.delegate is not None:
             self.delegate.check_env(env)
 

@@ -162,8 +162,6 @@ class SelfPlayEnv(gymnasium.Env):
             except ValueError as exc:  # AgentSpecError too: which seat's entry it is
                 raise type(exc)(f"opponents[{other!r}]: {exc}") from None
             self.pools[other] = pool
-        if self.task.delegate is not None:
-            check_agent_spec(self.task.delegate, game=game, seat=seat)
         self.selfplay = bool(selfplay)
         self.snapshot_seats = [s for s in self.pools if self.selfplay and self._same_role(s)]
         self._agents: dict[str, Any] = {}  # spec/seat -> agent instance, reused across games
