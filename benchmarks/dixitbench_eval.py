@@ -51,7 +51,7 @@ def action_space(num_candidates: int = 6) -> Any:
     """The action space of a DixitBench listener: ``Dict(card=Discrete(n), clue=Text)``.
 
     Example:
-        >>> action_space(6)["card"].n
+        >>> int(action_space(6)["card"].n)
         6
     """
     return gymnasium.spaces.Dict({"card": gymnasium.spaces.Discrete(num_candidates),

@@ -45,8 +45,9 @@ from cluegym.agents import AgentSpecError, make_agent, run_match
 from cluegym.benchmarks.ratings import GameOutcome, head_to_head, per_role_table, rate_outcomes, side_scores
 from cluegym.benchmarks.tournament_report import format_report, write_reports
 from cluegym.envs.core.registry import env_module
-from cluegym.harness import build_agents, check_match_seed, resolve_seats
+from cluegym.harness import build_agents, resolve_seats
 from cluegym.harness.distributed import check_ray_address
+from cluegym.harness.runner import check_match_counts
 from cluegym.harness.results import json_options, load_rows, match_signature, write_json_atomic
 from cluegym.benchmarks.usage import parse_assignments, parse_options, usage_error
 
@@ -240,7 +241,8 @@ def run_tournament(
         (a rerun replays it).
 
     Raises:
-        ValueError: bad agents, names, options, seed or folder (before any game is played).
+        ValueError: bad agents, names, options, counts, seed or folder (before any game is played).
+        TypeError: ``games``, ``seed`` or ``concurrency`` is no integer (as :func:`run_match` says).
         AgentSpecError: a spec that names no usable agent.
     """
     if len(agents) < 2:
@@ -250,13 +252,10 @@ def run_tournament(
             raise ValueError(f"agent name {name!r} must be letters, digits, '_', '.', '+' or '-'")
         if len(name) > MAX_AGENT_NAME:  # two names make a match's file name, at most 255 bytes
             raise ValueError(f"agent name {name[:20]!r}... is {len(name)} characters; at most {MAX_AGENT_NAME}")
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
-    check_match_seed(seed)
-    # Checked here, not by the first match: its error came after tournament.json was written,
-    # and the folder then refused the corrected rerun as "a tournament with other settings".
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(f"concurrency must be an integer >= 1, got {concurrency!r}")
+    # Checked here as every match checks them, not by the first match: its error came after
+    # tournament.json was written, and the folder then refused the corrected rerun as "a
+    # tournament with other settings".
+    check_match_counts(games, seed, concurrency)
     if ray_address is not None:
         check_ray_address(ray_address)
     if importlib.util.find_spec("openskill") is None:  # before any game, not after them all

@@ -6,10 +6,15 @@ fallback and records the reason. Failures of the env or of an agent's ``reset`` 
 ``observe_result`` propagate to the caller (the match runner ends that game only).
 
 Example:
+    >>> import cluegym
+    >>> from cluegym.agents import make_agent
+    >>> from cluegym.harness.seats import build_agents, resolve_seats
     >>> env = cluegym.make("decrypto")
-    >>> agents = build_agents("decrypto", env, {"*": "random"}, make_agent=make_agent)
+    >>> seats = resolve_seats("decrypto", {"*": "random"}, env.possible_agents)
+    >>> agents = build_agents("decrypto", env, seats, make_agent=make_agent)
     >>> record = play_game(env, agents, seed=3)
     >>> record["returns"], record["result"]["winner"]
+    ({'alice': -1.0, 'bob': -1.0, 'eve': 1.0}, 'interceptor')
 """
 
 from __future__ import annotations

@@ -55,6 +55,21 @@ def error_text(exc: BaseException, *, with_type: bool = True) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 3] + "..."
 
 
+def written_path(path: Path) -> Path:
+    """The file a write to ``path`` reaches: a symlink's target (written through, the link
+    kept), or ``path`` itself when its link names no path, as ``/dev/stdout`` does when the
+    output is a pipe (``/proc/<pid>/fd/pipe:[...]``, which no folder holds).
+
+    Example:
+        >>> written_path(Path("/dev/null"))
+        PosixPath('/dev/null')
+    """
+    target = Path(os.path.realpath(path))
+    if not target.exists() and os.path.exists(path):
+        return Path(path)
+    return target
+
+
 def check_writable(path: Path, what: str, *, create: bool) -> None:
     """Fail now, not after the games, when ``path`` cannot be written as it will be.
 
@@ -68,7 +83,7 @@ def check_writable(path: Path, what: str, *, create: bool) -> None:
     Raises:
         ValueError: one line naming ``what`` (e.g. ``--summary``) and the reason.
     """
-    target = Path(os.path.realpath(path))  # a symlink is written through to its target
+    target = written_path(path)
     try:
         if target.is_dir():
             raise ValueError(f"{what} {path} is a directory, not a file")
@@ -95,7 +110,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     file's own are owner-only). Replacing the path itself swapped a user's symlink, or a
     device such as ``/dev/null``, for a private file.
     """
-    target = Path(os.path.realpath(path))
+    target = written_path(path)
     if target.exists() and not target.is_file():
         with target.open("wb") as fh:
             fh.write(data)

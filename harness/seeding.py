@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from cluegym.envs.core.text import describe
+from cluegym.envs.core.rng import check_seed
 
 __all__ = ["agent_seed", "check_match_seed", "game_seed", "own_seed_of", "with_own_seed"]
 
@@ -46,10 +46,7 @@ def check_match_seed(seed: Any, name: str = "seed") -> None:
         Traceback (most recent call last):
         ValueError: seed must be a non-negative integer, got -1
     """
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"{name} must be a non-negative integer, got {describe(seed)}")
-    if seed < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {seed}")
+    check_seed(seed, name, optional=False)
 
 
 def _first_seed(sequence: np.random.SeedSequence) -> int:

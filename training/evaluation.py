@@ -81,7 +81,7 @@ def checked_evaluation(summary: dict[str, Any], what: str) -> dict[str, Any]:
         >>> checked_evaluation({"ok": False, "problems": ["1 of 2 games errored"],
         ...                     "errored_games": {"games": [{"index": 1, "error": "ValueError: x"}]}}, "random")
         Traceback (most recent call last):
-        EvaluationError: evaluating random: 1 of 2 games errored (game 1: ValueError: x)
+        cluegym.training.evaluation.EvaluationError: evaluating random: 1 of 2 games errored (game 1: ValueError: x)
     """
     if not summary["ok"]:
         errored = summary["errored_games"]["games"]

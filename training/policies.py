@@ -12,8 +12,10 @@ Featurizers that lay their vector out as ``[n_choices x per_choice | context]`` 
 and its ``policy_kwargs``. The value head stays a plain MLP over the whole vector.
 
 Example:
-    >>> policy, kwargs = scorer_policy("maskable_ppo", n_choices=24, per_choice=5)
-    >>> MaskablePPO(policy, env, policy_kwargs=kwargs)
+    >>> policy, kwargs = scorer_policy("maskable_ppo", per_choice=5)
+    >>> policy.__name__, kwargs["per_choice"]
+    ('MaskableScorerPolicy', 5)
+    >>> model = MaskablePPO(policy, env, policy_kwargs=kwargs)  # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -95,8 +95,8 @@ def keep_stopped_run(out: str | Path, rows: list[dict[str, Any]], steps: int, er
         The note.
 
     Example:
-        >>> keep_stopped_run("runs/eve", [{"steps": 0, "interception_rate": 0.1}], 512, KeyboardInterrupt())
-        'the run stopped after 512 env steps, before its summary.json; runs/eve keeps eval.csv (1 evaluation) ...'
+        >>> keep_stopped_run("runs/eve", [{"steps": 0, "interception_rate": 0.1}], 512, KeyboardInterrupt())  # doctest: +ELLIPSIS
+        'the run stopped after 512 env steps, before its summary.json; runs/eve keeps eval.csv (1 evaluation)...'
     """
     folder = Path(out)
     kept = []

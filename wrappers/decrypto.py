@@ -46,6 +46,7 @@ from cluegym.wrappers.candidates import top_order
 from cluegym.wrappers.decrypto_scores import (alice_vector, code_scores, context_vector, guesser_features,
                                               hint_candidates, scan_ranking)
 from cluegym.wrappers.featurizers import Featurizer
+from cluegym.wrappers.seat_task import metrics_entry
 from cluegym.wrappers.selfplay import SeatTask
 from cluegym.wrappers.text_rows import TextRows
 
@@ -477,6 +478,11 @@ def potential(raw_env: Any, seat: str) -> float:
     return -value if seat == "eve" else value
 
 
+def _decoding_rate(metrics: dict[str, Any], results: Sequence[dict[str, Any]]) -> float:
+    """Bob's task metric: the share of turns he decoded (1 - the miscommunication rate)."""
+    return 1.0 - metrics["miscommunication_rate"]
+
+
 def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candidates: int = 8,
               vocabulary: str | None = None, stride: int = 1, history: bool = False) -> SeatTask:
     """The learner task of a Decrypto seat.
@@ -500,8 +506,8 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
         return SeatTask("decrypto", seat, features, n_candidates,
                         candidates=HintCandidates(n_candidates, embedding=embedding, vocabulary=vocabulary, stride=stride,
                                                   config=cfg),
-                        metric=("survival_rate", lambda m, r: m["encoder_win_rate"]), role="alice",
+                        metric=("survival_rate", metrics_entry("encoder_win_rate")), role="alice",
                         lean_observation=True)  # keywords, code, hint history: no prompt
-    metric = (("decoding_rate", lambda m, r: 1.0 - m["miscommunication_rate"]) if seat == "bob"
-              else ("interception_rate", lambda m, r: m["interception_rate"]))
+    metric = (("decoding_rate", _decoding_rate) if seat == "bob"
+              else ("interception_rate", metrics_entry("interception_rate")))
     return SeatTask("decrypto", seat, features, features.n_codes, metric=metric, role=seat, lean_observation=True)

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import gymnasium
@@ -123,6 +124,10 @@ def potential(raw_env: Any, seat: str) -> float:
     return float(scores[p] - others.mean()) / (3.0 * raw_env.game_config.num_rounds)
 
 
+def _seat_listener_accuracy(seat: str, metrics: dict[str, Any], results: Sequence[dict[str, Any]]) -> float:
+    return listener_accuracy(results, seat)
+
+
 def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", player: str = "caption") -> SeatTask:
     """The listener task of a Dixit seat (every seat has the same role: ``"player"``).
 
@@ -139,4 +144,4 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", player: s
     return SeatTask("dixit", seat, features, n_choices, to_env_action=_card_action, learner_acts=_is_vote,
                     learner_acts_from_info=True,
                     delegate=player, role="player", lean_observation=True,  # captions, not images
-                    metric=("listener_accuracy", lambda m, r: listener_accuracy(r, seat)))
+                    metric=("listener_accuracy", functools.partial(_seat_listener_accuracy, seat)))

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import typing
 from dataclasses import dataclass, field
@@ -128,7 +129,9 @@ class SeatTask:
             defender's guess, with the delegate's utterance); see :meth:`env_action`.
         metric: ``(name, function(metrics, results))``: the number training reports and
             evaluation curves plot (e.g. Eve's interception rate), from the game's metrics
-            dict and the games' results (``record["result"]``, for per-seat numbers).
+            dict and the games' results (``record["result"]``, for per-seat numbers). A
+            module-level function or a :func:`functools.partial` of one (see
+            :func:`metrics_entry`), not a lambda, so that the views that hold the task pickle.
             None: training reports the seat's mean episode return (``"mean_return"``).
         role: seats with the same role can take the learner's snapshots in self-play.
         options: the keyword options that rebuild this task with :func:`make_task`.
@@ -393,9 +396,32 @@ def generic_task(game: str, seat: str, env: Any = None, *, metric: str | None = 
     start = int(space.start)
     return SeatTask(
         game=game, seat=seat, featurizer=NumericFeatures(raw.observation_space(seat)), n_actions=int(space.n),
-        to_env_action=(lambda index, *_: start + int(index)) if start else None,
-        metric=None if metric is None else (metric, lambda metrics, results: _game_metric(game, metrics, metric)),
+        to_env_action=functools.partial(_offset_action, start) if start else None,
+        metric=None if metric is None else (metric, functools.partial(_named_game_metric, game, metric)),
     )
+
+
+def metrics_entry(entry: str) -> Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], float]:
+    """A task's metric function that reads one entry of the game's ``metrics()`` (a partial
+    of a module function: it pickles, as a lambda does not).
+
+    Example:
+        >>> metrics_entry("interception_rate")({"interception_rate": 0.25}, [])
+        0.25
+    """
+    return functools.partial(_read_entry, entry)
+
+
+def _read_entry(entry: str, metrics: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> float:
+    return metrics[entry]
+
+
+def _offset_action(start: int, index: Any, *_: Any) -> int:
+    return start + int(index)
+
+
+def _named_game_metric(game: str, name: str, metrics: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> float:
+    return _game_metric(game, metrics, name)
 
 
 def _game_metric(game: str, metrics: Mapping[str, Any], name: str) -> float:

@@ -290,6 +290,12 @@ def potential(raw_env: Any, seat: str) -> float:
     return 0.0
 
 
+def _defender_score(metrics: dict[str, Any], results: Sequence[dict[str, Any]]) -> float:
+    """The defender task's metric, its expected reward: right guess +1, wrong -1, draw 0 (the
+    win rate alone rewards reckless guessing that loses more than it wins)."""
+    return metrics["defender_win_rate"] - metrics["attacker_win_rate"]
+
+
 def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candidates: int = 8,
               speaker: str = "glove") -> SeatTask:
     """The defender's guess task (Taboo's only learner task).
@@ -308,6 +314,4 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
     candidates = GuessCandidates(n_candidates, embedding=embedding)
     return SeatTask("taboo", seat, GuessFeatures(candidates, cfg.max_turns), n_candidates, candidates=candidates,
                     delegate=speaker, combine=_combine, role="defender", lean_observation=True,
-                    # The metric is the task's expected reward (right guess +1, wrong -1, draw 0):
-                    # the win rate alone rewards reckless guessing that loses more than it wins.
-                    metric=("defender_score", lambda m, r: m["defender_win_rate"] - m["attacker_win_rate"]))
+                    metric=("defender_score", _defender_score))

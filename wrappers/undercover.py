@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -461,6 +462,10 @@ def potential(raw_env: Any, seat: str) -> float:
     return (sum(state.roles[p] != mine for p in out) - sum(state.roles[p] == mine for p in out)) / len(state.alive)
 
 
+def _seat_vote_accuracy(seat: str, metrics: dict[str, Any], results: Sequence[dict[str, Any]]) -> float:
+    return vote_accuracy(results, seat)
+
+
 def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", speaker: str = "glove:infer=false") -> SeatTask:
     """The voter task of an Undercover seat (every seat has the same role: ``"player"``).
 
@@ -477,4 +482,4 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", speaker: 
     return SeatTask("undercover", seat, features, cfg.num_players, to_env_action=_vote_action,
                     learner_acts=_is_vote, learner_acts_from_info=True, delegate=speaker, role="player",
                     lean_observation=True,
-                    metric=("vote_accuracy", lambda m, r: vote_accuracy(r, seat)))
+                    metric=("vote_accuracy", functools.partial(_seat_vote_accuracy, seat)))

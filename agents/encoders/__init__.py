@@ -38,7 +38,7 @@ Cache policy, the same for every encoder:
 Example:
     >>> from cluegym.agents.encoders import SentenceEncoder, WordEncoder
     >>> WordEncoder("glove").similarity(["fruit"], ["apple", "wing"]).round(2)
-    array([[0.55, 0.2 ]], dtype=float32)
+    array([[0.59, 0.04]], dtype=float32)
     >>> SentenceEncoder().matrix(["a dog barks"]).shape
     (1, 384)
 """

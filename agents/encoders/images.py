@@ -14,7 +14,7 @@ deck's cards go through the network once. The class names come from PyPI
 Example:
     >>> probs = class_probabilities(deck.images(["card_005"], size=(144, 96)))
     >>> [name for name, _ in top_labels(probs[0], 3)]
-    ['tiger', 'tiger cat', 'jaguar']
+    ['tiger', 'a cat having a striped coat', 'CRT monitor']
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ process-wide :data:`WORD_CACHE`.
 Example:
     >>> words = WordEncoder("glove")
     >>> float(words.vector("fruit") @ words.vector("apple"))  # cosine similarity
-    0.55...
+    0.59...
     >>> words.similarity(["fruit", "wing"], ["apple", "bird"]).shape
     (2, 2)
 """
@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -73,6 +73,11 @@ class WordEncoder:
         if limit is not None:
             self.source += f"[:{int(limit)}]"
         self._kv: KeyedVectors | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The vectors are loaded once per process and shared: a copy (or a pickled env that
+        # holds this encoder) loads them again on first use instead of carrying them.
+        return {**self.__dict__, "_kv": None}
 
     @property
     def kv(self) -> "KeyedVectors":

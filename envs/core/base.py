@@ -42,12 +42,18 @@ step, or marked when made) sets ``frozen_arrays = True`` and the adapter skips t
 (``tests/games/test_read_only_observations.py`` checks every shipped game).
 
 Example:
+    >>> import cluegym
+    >>> from cluegym.agents import make_agent
     >>> env = cluegym.make("decrypto")
+    >>> players = {seat: make_agent("random", game="decrypto", seat=seat, action_space=env.action_space(seat))
+    ...            for seat in env.possible_agents}
     >>> env.reset(seed=0)
     >>> for agent in env.agent_iter():
     ...     obs, reward, terminated, truncated, info = env.last()
-    ...     action = None if terminated or truncated else policy(obs, info)
+    ...     action = None if terminated or truncated else players[agent].act(obs, info)
     ...     env.step(action)
+    >>> env.unwrapped.game_over
+    True
 """
 
 from __future__ import annotations
@@ -276,6 +282,18 @@ class ClueGameEnv(AECEnv):
         game of a match plays (Undercover's every-word-pair schedule)."""
         return None
 
+    def check_optioned_game(self, state: Any) -> None:
+        """Check a game that ``reset(options=...)`` set up against this env's spaces (the
+        rules' ``new_game`` has checked the options' types and the game's rules already).
+
+        The env's word lists are checked when it is built; a word given as a reset option
+        is checked here, the same way (a keyword longer than its Text space, or outside its
+        charset, made observations outside the observation space). Default: nothing to check.
+
+        Raises:
+            ValueError: the game does not fit the spaces; ``reset`` then changes nothing.
+        """
+
     def preload(self) -> None:
         """Load now what the game otherwise loads the first time it needs it, so that the
         first games run as fast as the later ones (and worker processes forked after this
@@ -284,6 +302,7 @@ class ClueGameEnv(AECEnv):
         its deck.
 
         Example:
+            >>> import cluegym
             >>> env = cluegym.make("dixit")
             >>> env.unwrapped.preload()  # ~0.5 s for the shipped deck, once per process
         """
@@ -354,6 +373,7 @@ class ClueGameEnv(AECEnv):
         call, its arrays read-only.
 
         Example:
+            >>> import cluegym
             >>> env = cluegym.make("decrypto")
             >>> env.reset(seed=0)
             >>> lean = env.unwrapped.lean_observe("alice")
@@ -502,8 +522,11 @@ class ClueGameEnv(AECEnv):
             ValueError: a negative ``seed``, or options the game does not accept.
 
         Example:
-            >>> env.reset(seed=3); first = env.unwrapped.game_record()["seed"]   # 3
-            >>> env.reset(); second = env.unwrapped.game_record()["seed"]        # same every run
+            >>> import cluegym
+            >>> env = cluegym.make("taboo")
+            >>> env.reset(seed=3); env.unwrapped.game_record()["seed"]
+            3
+            >>> env.reset(); second = env.unwrapped.game_record()["seed"]        # drawn from 3: the same every run
         """
         check_seed(seed)
         if options is not None:
@@ -526,6 +549,8 @@ class ClueGameEnv(AECEnv):
         # is replaced.
         try:
             state = self._rules.new_game(rng, options)
+            if options:
+                self.check_optioned_game(state)
         except BaseException:
             if drawn:  # undone, so that the next reset() draws this seed again: a draw below
                 # 2**63 is exactly one 64-bit output of PCG64 (its mask needs no rejection)
@@ -632,7 +657,12 @@ class ClueGameEnv(AECEnv):
                 or the selected seat is done).
 
         Example:
+            >>> import cluegym
+            >>> env = cluegym.make("taboo")
+            >>> env.reset(seed=0)
             >>> env.unwrapped.forfeit("agent error: TimeoutError: no reply in 60 s")
+            >>> env.unwrapped.game_record()["steps"][0]["forfeit"]
+            'agent error: TimeoutError: no reply in 60 s'
         """
         agent = getattr(self, "agent_selection", None)
         terminations, truncations = getattr(self, "terminations", {}), getattr(self, "truncations", {})
@@ -780,7 +810,13 @@ class ClueGameEnv(AECEnv):
         runs.
 
         Example:
-            >>> env.unwrapped.game_result()["winner"]   # after the last move of a Taboo game
+            >>> import cluegym
+            >>> env = cluegym.make("taboo")
+            >>> env.reset(seed=0, options={"target": "apple"})
+            >>> env.unwrapped.game_result() is None   # the game runs
+            True
+            >>> env.step({"utterance": "A red fruit."}); env.step({"utterance": "", "guess": "pear"})
+            >>> env.unwrapped.game_result()["winner"]
             'attacker'
         """
         if not self.game_over:

@@ -379,7 +379,8 @@ def said_words(text: str, words: list[str] | tuple[str, ...], *, strict: bool = 
 def is_same_word_guess(guess: str, word: str) -> bool:
     """Whether a guess names ``word``: the same tokens up to inflection, ignoring articles.
 
-    ``"apples"`` and ``"an apple"`` are right for ``apple``; ``"apple pie"`` is not.
+    ``"apples"`` and ``"an apple"`` are right for ``apple``; ``"apple pie"`` is not. A word
+    that is all articles (``"the"``) is named by itself: its tokens are compared whole.
 
     Example:
         >>> is_same_word_guess("The Mice", "mouse"), is_same_word_guess("apple pie", "apple")
@@ -398,6 +399,8 @@ _GUESS_CACHE_CHARS = 200
 def _same_word_guess(guess: str, word: str) -> bool:
     got = content_tokens(guess)
     want = content_tokens(word)
+    if not want:  # the word is articles only: they are what it means
+        got, want = list(_parts(guess)), list(_parts(word))
     if not got or len(got) != len(want):
         joined = "".join(got)
         return bool(want) and joined == "".join(want)

@@ -25,7 +25,7 @@ Example:
     6
     >>> Game(max_turn=6)
     Traceback (most recent call last):
-    OptionError: Game has no option max_turn; accepted: max_turns=8; did you mean max_turns?
+    cluegym.envs.core.options.OptionError: Game has no option max_turn; accepted: max_turns=8; did you mean max_turns?
 """
 
 from __future__ import annotations

@@ -15,8 +15,13 @@ recorded by its outcome: ``{"$rejected": {"type", "value", "error"}}`` replays a
 rejection, ``{"$accepted": <the action the game applied>}`` as the same move.
 
 Example:
+    >>> import cluegym
+    >>> env = cluegym.make("taboo")
+    >>> env.reset(seed=0)
+    >>> env.step({"utterance": "A red fruit."}); env.step({"utterance": "", "guess": "apple"})
     >>> record = env.unwrapped.game_record()
-    >>> json.dump(record, open("game.json", "w"), allow_nan=False)
+    >>> with open("game.json", "w") as file:
+    ...     json.dump(record, file, allow_nan=False)
     >>> replay(record) == record
     True
 """

@@ -54,25 +54,34 @@ _choice = _rng.choice if _rng is not None else None
 _permutation = _rng.permutation if _rng is not None else None
 
 
-def check_seed(seed: Any) -> None:
+def check_seed(seed: Any, name: str = "seed", *, optional: bool = True) -> None:
     """Raise unless ``seed`` is what ``reset(seed=...)`` takes: None or a non-negative integer
     (Python's or numpy's; a bool or a float is not a seed: ``1.5`` and ``1.7`` would play the
     same game).
 
+    Args:
+        seed: the value given.
+        name: how the error names it (``"seed"``, ``"eval_seed"``).
+        optional: whether None is a seed (a reset's is; a match's, which every game's seed
+            is drawn from, is not).
+
     Raises:
-        TypeError: neither None nor an integer.
+        TypeError: neither None (where ``optional``) nor an integer.
         ValueError: a negative integer.
 
     Example:
         >>> check_seed(3), check_seed(None), check_seed(np.uint64(2**63))
         (None, None, None)
+        >>> check_seed(None, "eval_seed", optional=False)
+        Traceback (most recent call last):
+        TypeError: eval_seed must be a non-negative integer, got None
     """
-    if seed is None:
+    if seed is None and optional:
         return
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be a non-negative integer or None, got {describe(seed)}")
+        raise TypeError(f"{name} must be a non-negative integer{' or None' if optional else ''}, got {describe(seed)}")
     if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or None, got {seed}")
+        raise ValueError(f"{name} must be a non-negative integer{' or None' if optional else ''}, got {seed}")
 
 
 class _SeedSequence(np.random.SeedSequence):

@@ -41,10 +41,73 @@ from typing import Any, Generic, Mapping, TypeVar, Union
 
 import numpy as np
 
+from cluegym.envs.core.text import describe
+
 StateT = TypeVar("StateT")
 #: What ``legal_mask`` returns: one int8 mask for a ``Discrete`` action, a dict of masks (one
 #: per discrete entry) for a ``Dict`` action, ``None`` when the action has no discrete part.
 LegalMask = Union[np.ndarray, dict[str, np.ndarray], None]
+
+
+# ------------------------------------------------------------------------------------------
+# Reset options' values, checked one way by every game's new_game (the constructor's options
+# are checked against their type hints; reset options come as an untyped dict)
+# ------------------------------------------------------------------------------------------
+
+def option_text(value: object, name: str) -> str:
+    """``value`` of the reset option ``name`` when it is a string.
+
+    Raises:
+        TypeError: ``value`` is not a string (``str(5)`` would quietly become a word).
+
+    Example:
+        >>> option_text("apple", "target")
+        'apple'
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"reset option {name!r} must be a string, got {describe(value)}")
+    return value
+
+
+def option_texts(value: object, name: str, count: int) -> tuple[str, ...]:
+    """``value`` of the reset option ``name`` when it is a list or tuple of ``count`` strings.
+
+    Raises:
+        TypeError: ``value`` is not a list or tuple (a string is not a list of its letters),
+            or holds a non-string.
+        ValueError: it holds another number of strings.
+
+    Example:
+        >>> option_texts(["cat", "dog"], "words", 2)
+        ('cat', 'dog')
+    """
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"reset option {name!r} must be a list of {count} strings, got {describe(value)}")
+    for item in value:
+        if not isinstance(item, str):
+            raise TypeError(f"reset option {name!r} must hold strings, got {describe(item)}")
+    if len(value) != count:
+        raise ValueError(f"reset option {name!r} must hold {count} strings, got {len(value)}")
+    return tuple(value)
+
+
+def option_indices(value: object, name: str) -> list[int]:
+    """``value`` of the reset option ``name`` when it is a list or tuple of integers (numpy's
+    included; a bool or a float is no index).
+
+    Raises:
+        TypeError: ``value`` is not a list or tuple, or holds a non-integer.
+
+    Example:
+        >>> option_indices((3, np.int64(4)), "undercover")
+        [3, 4]
+    """
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"reset option {name!r} must be a list of integers, got {describe(value)}")
+    for item in value:
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+            raise TypeError(f"reset option {name!r} must hold integers, got {describe(item)}")
+    return [int(item) for item in value]
 
 
 class GameRules(Generic[StateT]):

@@ -54,7 +54,8 @@ Example:
     >>> env = decrypto_v0.env()
     >>> env.reset(seed=0)
     >>> obs, reward, terminated, truncated, info = env.last()
-    >>> print(obs["prompt"])
+    >>> print(obs["prompt"].splitlines()[0])
+    You are playing a variant of the code guessing game Decrypto. The setup of the game is the following:
 """
 
 from __future__ import annotations
@@ -179,6 +180,10 @@ class DecryptoEnv(ClueGameEnv):
             "bob": gymnasium.spaces.Discrete(len(self.codes)),
             "eve": gymnasium.spaces.Discrete(len(self.codes)),
         }
+
+    def check_optioned_game(self, state: DecryptoState) -> None:
+        """``keywords`` given as a reset option fit the Text spaces, as the list's words do."""
+        checked_game_words(state.keywords, str, WORD_MAX_CHARS, "keyword")
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy rebuilds its view of the past (a copied array comes back writable).

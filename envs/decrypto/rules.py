@@ -12,14 +12,16 @@ index into ``rules.codes``. Bob and Eve form one simultaneous block (``simultane
 sees the other's guess before the code is revealed.
 
 Example:
-    >>> rules = DecryptoRules(DecryptoConfig(), keyword_pool=["apple", "bird", ...])
+    >>> rules = DecryptoRules(DecryptoConfig(), keyword_pool=["apple", "bird", "castle", "river", "moon"])
     >>> rng = np.random.default_rng(0)
     >>> state = rules.new_game(rng)                      # or options={"keywords": [...]}
-    >>> rules.apply(state, "alice", ("fruit", "wing", "tower"), rng)
+    >>> [event["type"] for event in rules.apply(state, "alice", ("fruit", "wing", "tower"), rng)]
+    ['hints']
     >>> rules.simultaneous(state)
     ('bob', 'eve')
-    >>> rules.apply(state, "bob", rules.code_index[state.code], rng)
-    >>> rules.apply(state, "eve", 0, rng)               # + the reveal (and game over) events
+    >>> _ = rules.apply(state, "bob", rules.code_index[state.code], rng)
+    >>> [event["type"] for event in rules.apply(state, "eve", 0, rng)]  # the reveal
+    ['guess', 'reveal']
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ import numpy as np
 
 from cluegym.envs.core.matching import HINT_RULES, hint_keyword, require_wordnet
 from cluegym.envs.core.rng import choice_without_replacement, integers
-from cluegym.envs.core.rules import GameRules
+from cluegym.envs.core.rules import GameRules, option_texts
 from cluegym.envs.core.text import to_charset, type_name
+from cluegym.envs.core.results import game_metrics
 
 SEATS: tuple[str, str, str] = ("alice", "bob", "eve")
 #: The seats that guess each turn, in the order the AEC env asks them.
@@ -241,6 +244,7 @@ class DecryptoRules(GameRules[DecryptoState]):
         draw turn 1's code.
 
         Raises:
+            TypeError: a ``keywords`` option that is not a list of strings.
             ValueError: no keywords given and no pool of enough words, or the keywords given
                 are not ``num_keywords`` distinct non-empty words.
         """
@@ -256,7 +260,7 @@ class DecryptoRules(GameRules[DecryptoState]):
                 self._normalized_pool = (self.keyword_pool, pool)
             keywords = tuple([pool[i] for i in picks])
         else:
-            keywords = tuple(str(k).strip().lower() for k in keywords)
+            keywords = tuple(k.strip().lower() for k in option_texts(keywords, "keywords", n))
         if len(keywords) != n or len(set(keywords)) != n or not all(keywords):
             raise ValueError(f"need {n} distinct non-empty keywords, got {list(keywords)}")
         state = DecryptoState(keywords=keywords)
@@ -429,6 +433,7 @@ class DecryptoRules(GameRules[DecryptoState]):
         }
 
 
+@game_metrics("decrypto")
 def metrics(results: Sequence[dict]) -> dict[str, float]:
     """The paper's metrics over finished games' results (``record["result"]``).
 

@@ -36,6 +36,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from cluegym.envs.core.results import game_metrics
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.dixit.scoring import OUTCOMES, PARTIAL_POINTS
 
@@ -148,6 +149,7 @@ def target_position_chi2(rounds: Sequence[Mapping[str, Any]]) -> float:
     return chi2
 
 
+@game_metrics("dixit")
 def metrics(results: Sequence[Mapping[str, Any]], agents: Mapping[str, str] | None = None) -> dict[str, Any]:
     """DixitArena's metrics over finished games' results (``record["result"]``), in percent.
 

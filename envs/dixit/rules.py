@@ -27,14 +27,19 @@ Example:
     >>> rules = DixitRules(DixitConfig(), card_ids=[f"card_{i:03d}" for i in range(96)])
     >>> rng = np.random.default_rng(0)
     >>> state = rules.new_game(rng)                     # or options={"hands": [[...], ...]}
-    >>> rules.apply(state, "player_0", {"card": 2, "clue": "a quiet storm"}, rng)
+    >>> rules.apply(state, "player_0", {"card": 2, "clue": "a quiet storm"}, rng)[0]["type"]
+    'story'
     >>> rules.simultaneous(state)
     ('player_1', 'player_2', 'player_3')
     >>> for seat in rules.simultaneous(state):
-    ...     rules.apply(state, seat, {"card": 0}, rng)   # the last one adds the candidates
+    ...     events = rules.apply(state, seat, {"card": 0}, rng)
+    >>> events[-1]["type"]                               # the last distractor adds the candidates
+    'candidates'
     >>> for seat in rules.simultaneous(state):
     ...     legal = np.flatnonzero(rules.legal_mask(state, seat)["card"])
-    ...     events = rules.apply(state, seat, {"card": int(legal[0])}, rng)  # the last one scores
+    ...     events = rules.apply(state, seat, {"card": int(legal[0])}, rng)
+    >>> events[-1]["type"]                               # the last vote scores the round
+    'round'
 """
 
 from __future__ import annotations
@@ -101,12 +106,15 @@ class DixitRules(GameRules[DixitState]):
         """A card's index from its index or its deck id.
 
         Raises:
+            TypeError: a card that is neither an id (a string) nor an index (an integer).
             ValueError: an id that is not in the deck.
         """
         if isinstance(card, str):
             if card not in self._card_numbers:
                 raise ValueError(f"card {card!r} is not in deck {self.deck_name!r}")
             return self._card_numbers[card]
+        if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)):
+            raise TypeError(f"a card is its deck id (a string) or index (an integer), got {describe(card)}")
         return int(card)
 
     # ----------------------------------------------------------------- setup
@@ -120,6 +128,8 @@ class DixitRules(GameRules[DixitState]):
         """
         hands = (options or {}).get("hands")
         if hands is not None:
+            if not isinstance(hands, (list, tuple)) or not all(isinstance(hand, (list, tuple)) for hand in hands):
+                raise TypeError(f"reset option 'hands' must be a list of lists of cards, got {describe(hands)}")
             hands = [[self.card_index(c) for c in hand] for hand in hands]
         cfg, deck_size = self.config, len(self.card_ids)
         n, h = cfg.num_players, cfg.hand_size

@@ -143,6 +143,10 @@ class TabooEnv(ClueGameEnv):
         }
         self.state: TabooState | None = None
 
+    def check_optioned_game(self, state: TabooState) -> None:
+        """A ``target`` reset option fits the target's Text space, as the list's targets do."""
+        checked_game_words((state.target,), str, WORD_MAX_CHARS, "target")
+
     # ------------------------------------------------------------------ hooks
     def _observe(self, agent: str, lean: bool = False) -> dict[str, Any]:
         state, cfg = self.state, self.game_config

@@ -14,9 +14,13 @@ target without saying it itself; the defender wants to work the word out and may
 Example:
     >>> rules = TabooRules(TabooConfig(), targets=["apple", "river"])
     >>> rng = np.random.default_rng(0)
-    >>> state = rules.new_game(rng)                          # or options={"target": "apple"}
-    >>> rules.apply(state, "attacker", {"utterance": "Red and crunchy, in my lunchbox."}, rng)
-    >>> rules.apply(state, "defender", {"utterance": "A fruit?", "guess": "apple"}, rng)
+    >>> state = rules.new_game(rng, {"target": "apple"})     # or drawn from the targets
+    >>> [event["type"] for event in rules.apply(state, "attacker", {"utterance": "Red and crunchy."}, rng)]
+    ['utterance']
+    >>> [event["type"] for event in rules.apply(state, "defender", {"utterance": "A fruit?", "guess": "apple"}, rng)]
+    ['utterance', 'game_over']
+    >>> state.winner, state.end_reason
+    ('defender', 'correct_guess')
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from cluegym.envs.core.rules import GameRules
+from cluegym.envs.core.rules import GameRules, option_text
 from cluegym.envs.core.text import MAX_TEXT_OPTION_CHARS, collapse_text, to_charset, type_name
 from cluegym.envs.core.matching import is_same_word_guess, require_wordnet, says_word
 from cluegym.envs.core.rng import integers
+from cluegym.envs.core.results import game_metrics
 
 SEATS: tuple[str, str] = ("attacker", "defender")
 #: Said in place of an utterance that was rejected too often (the fallback).
@@ -140,6 +145,7 @@ class TabooRules(GameRules[TabooState]):
         """Start a game with ``options["target"]`` or a target drawn from the target list.
 
         Raises:
+            TypeError: a ``target`` option that is not a string.
             ValueError: no target given and no target list, or an empty target.
         """
         target = (options or {}).get("target")
@@ -147,6 +153,8 @@ class TabooRules(GameRules[TabooState]):
             if not self.targets:
                 raise ValueError("need a non-empty target list")
             target = self.targets[integers(rng, len(self.targets))]
+        else:
+            option_text(target, "target")
         if type(target) is str and len(target) <= 200:
             target = _normalize_target(target)
         else:  # odd or long targets (options): uncached
@@ -275,6 +283,7 @@ class TabooRules(GameRules[TabooState]):
         }
 
 
+@game_metrics("taboo")
 def metrics(results: Sequence[dict]) -> dict[str, Any]:
     """Adversarial Taboo metrics over finished games' results (``record["result"]``).
 

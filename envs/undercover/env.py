@@ -63,7 +63,8 @@ Example:
     >>> env = undercover_v0.env(num_players=6, num_undercover=2)
     >>> env.reset(seed=0)
     >>> obs, reward, terminated, truncated, info = env.last()
-    >>> print(obs["prompt"])
+    >>> print(obs["prompt"].splitlines()[0])
+    You are playing the word game Undercover with 6 players.
 """
 
 from __future__ import annotations
@@ -251,6 +252,10 @@ class UndercoverEnv(ClueGameEnv):
         """The ``reset`` options of game ``index`` of a match (the match harness asks): the game
         index under the ``"every_pair"`` schedule, else None (nothing to pass)."""
         return {"game_index": int(index)} if self.game_config.pair_schedule == "every_pair" else None
+
+    def check_optioned_game(self, state: UndercoverState) -> None:
+        """``words`` given as a reset option fit the Text spaces, as the list's pairs do."""
+        checked_game_words((state.civilian_word, state.undercover_word), str, WORD_MAX_CHARS, "word")
 
     # ------------------------------------------------------------------ hooks
     @cython.locals(state=UndercoverState, finished=FinishedRounds)

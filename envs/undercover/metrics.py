@@ -24,6 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from cluegym.envs.core.results import game_metrics
 from cluegym.envs.undercover.config import CIVILIAN, ROLES, UNDERCOVER
 from cluegym.envs.undercover.judge import SpeechJudge, WordNetJudge
 from cluegym.envs.undercover.speech_metrics import SeatCounts, seat_counts
@@ -106,6 +107,7 @@ def method_metrics(
     return out
 
 
+@game_metrics("undercover")
 def metrics(results: Sequence[dict], agents: Mapping[str, str] | None = None,
             judge: SpeechJudge | None = None) -> dict[str, Any]:
     """CoMet's Undercover metrics over finished games' results (``record["result"]``).

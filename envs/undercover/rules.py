@@ -21,7 +21,8 @@ Example:
     >>> rules = UndercoverRules(UndercoverConfig(), word_pairs=[("bee", "butterfly")])
     >>> rng = np.random.default_rng(0)
     >>> state = rules.new_game(rng)
-    >>> rules.apply(state, rules.to_move(state), {"description": "It makes a buzzing sound."}, rng)
+    >>> rules.apply(state, rules.to_move(state), {"description": "It makes a buzzing sound."}, rng)[0]["type"]
+    'description'
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import numpy as np
 
 from cluegym.envs.core.matching import require_wordnet, says_word
 from cluegym.envs.core.rng import choice_without_replacement, integers, permutation
-from cluegym.envs.core.rules import GameRules
+from cluegym.envs.core.rules import GameRules, option_indices, option_texts
 from cluegym.envs.core.seats import seat_name
 from cluegym.envs.core.text import collapse_text, describe, to_charset, type_name
 from cluegym.envs.undercover.beliefs import score_beliefs
@@ -98,24 +99,41 @@ class UndercoverRules(GameRules[UndercoverState]):
                 ``{"undercover": [3, 4]}`` the undercover players (numbers),
                 ``{"game_index": i}`` the game's index in its match (needed by the
                 ``"every_pair"`` schedule; the match harness passes it).
+
+        Raises:
+            TypeError: ``words`` or ``undercover`` of the wrong type (see
+                :func:`~cluegym.envs.core.rules.option_texts`, :func:`~cluegym.envs.core.rules.option_indices`).
+            ValueError: two words that are one once normalized, undercover seats that are not
+                ``num_undercover`` distinct seats, or a ``game_index`` that is not an integer >= 0.
         """
         cfg, options = self.config, options or {}
+        game_index = options.get("game_index")
+        if game_index is not None and (
+            isinstance(game_index, bool) or not isinstance(game_index, (int, np.integer)) or game_index < 0
+        ):
+            raise ValueError(f"reset option 'game_index' must be an integer >= 0, got {describe(game_index)}")
         words = options.get("words")
         if words is None:
             if not self.word_pairs:
                 raise ValueError("need at least one word pair")
             drawn = integers(rng, len(self.word_pairs))  # drawn under either schedule: same stream
             if cfg.pair_schedule == "every_pair":
-                drawn = self.scheduled_pair(options.get("game_index"))
+                drawn = self.scheduled_pair(game_index)
             pair = [str(w).strip().lower() for w in self.word_pairs[drawn]]
             if integers(rng, 2):
                 pair.reverse()
             words = pair
-        civilian_word, undercover_word = (to_charset(str(w)).strip().lower() for w in words)
+        else:
+            words = option_texts(words, "words", 2)
+        civilian_word, undercover_word = (to_charset(w).strip().lower() for w in words)
         if not civilian_word or not undercover_word or civilian_word == undercover_word:
             raise ValueError(f"need two different non-empty words, got {list(words)}")
-        undercover = options.get("undercover", self.undercover_seats)
-        if undercover is None:
+        undercover = options.get("undercover")
+        if undercover is not None:
+            undercover = option_indices(undercover, "undercover")
+        elif self.undercover_seats is not None:
+            undercover = self.undercover_seats
+        else:
             undercover = choice_without_replacement(rng, cfg.num_players, cfg.num_undercover)
         undercover = sorted({int(i) for i in undercover})
         if len(undercover) != cfg.num_undercover or not all(0 <= i < cfg.num_players for i in undercover):

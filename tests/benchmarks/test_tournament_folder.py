@@ -27,18 +27,22 @@ def test_a_rerun_with_the_agents_in_another_order_is_refused_not_replayed(tmp_pa
     assert again["ratings"] == first["ratings"]
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"concurrency": 0}, "concurrency must be an integer >= 1, got 0"),
-    ({"concurrency": 1.5}, "concurrency must be an integer >= 1, got 1.5"),
-    ({"ray_address": " "}, "ray_address must be HOST:PORT"),
-    ({"agents": {"a": "random", "b" * 101: "random"}}, "is 101 characters; at most 100"),
+@pytest.mark.parametrize("options, error, message", [
+    # the checks of every match (run_match's check_match_counts), with its errors
+    ({"concurrency": 0}, ValueError, "concurrency must be >= 1, got 0"),
+    ({"concurrency": 1.5}, TypeError, "concurrency must be an integer >= 1, got 1.5"),
+    ({"games": 1.5}, TypeError, "games must be an integer >= 1, got 1.5"),  # was taken
+    ({"games": 0}, ValueError, "games must be >= 1, got 0"),
+    ({"seed": -1}, ValueError, "seed must be a non-negative integer, got -1"),
+    ({"ray_address": " "}, ValueError, "ray_address must be HOST:PORT"),
+    ({"agents": {"a": "random", "b" * 101: "random"}}, ValueError, "is 101 characters; at most 100"),
 ])
-def test_an_argument_the_games_would_refuse_fails_before_the_folder_is_made(tmp_path, options, message):
+def test_an_argument_the_games_would_refuse_fails_before_the_folder_is_made(tmp_path, options, error, message):
     """These failed in the first match, after ``tournament.json`` was written: the corrected
     rerun was then refused as "a tournament with other settings"."""
-    arguments = {"agents": {"a": "random", "b": "random"}, **options}
-    with pytest.raises(ValueError, match=message):
-        run_tournament("taboo", games=1, seed=0, out_dir=tmp_path / "t", progress=False, **arguments)
+    arguments = {"agents": {"a": "random", "b": "random"}, "games": 1, "seed": 0, **options}
+    with pytest.raises(error, match=message):
+        run_tournament("taboo", out_dir=tmp_path / "t", progress=False, **arguments)
     assert not (tmp_path / "t").exists()
 
 

@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from cluegym.envs.core.results import game_metrics
 from cluegym.envs.core.rules import GameRules
 
 SEATS: tuple[str, str] = ("hinter", "guesser")
@@ -124,6 +125,7 @@ class GuessRules(GameRules[GuessState]):
         return {"found": state.found, "rounds": len(state.guesses), "secret": state.secret}
 
 
+@game_metrics("fifthgame")
 def metrics(results: list[dict[str, Any]]) -> dict[str, float]:
     """Success rate and average rounds over finished games' results (and the adapter's
     counters of rejected actions and fallbacks, per game)."""

@@ -377,3 +377,50 @@ def test_a_keyword_given_twice_in_two_cases_is_one_keyword():
     for seed in range(8):  # seed 1 drew "apple" and "Apple": a ValueError at reset
         env.reset(seed=seed)
         assert len(set(env.unwrapped.state.keywords)) == 4
+
+
+# -- reset options ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game, options, error, message", [
+    # each was taken before: str() of any value, True as seat 1, a string as a list of letters
+    ("taboo", {"target": 5}, TypeError, "reset option 'target' must be a string, got 5"),
+    ("taboo", {"target": ["apple"]}, TypeError, "reset option 'target' must be a string, got a list of 1 item"),
+    ("decrypto", {"keywords": [1, 2, 3, 4]}, TypeError, "reset option 'keywords' must hold strings, got 1"),
+    ("decrypto", {"keywords": "moon"}, TypeError, "reset option 'keywords' must be a list of 4 strings, got 'moon'"),
+    ("decrypto", {"keywords": ["moon", "star", "tree"]}, ValueError, "reset option 'keywords' must hold 4 strings, got 3"),
+    ("undercover", {"undercover": [True, 2]}, TypeError, "reset option 'undercover' must hold integers, got True"),
+    ("undercover", {"undercover": [1.5, 2]}, TypeError, "reset option 'undercover' must hold integers, got 1.5"),
+    ("undercover", {"undercover": 3}, TypeError, "reset option 'undercover' must be a list of integers, got 3"),
+    ("undercover", {"words": ["cat"]}, ValueError, "reset option 'words' must hold 2 strings, got 1"),
+    ("undercover", {"words": "cat"}, TypeError, "reset option 'words' must be a list of 2 strings, got 'cat'"),
+    ("undercover", {"words": ["cat", 5]}, TypeError, "reset option 'words' must hold strings, got 5"),
+    ("undercover", {"game_index": "a"}, ValueError, "reset option 'game_index' must be an integer >= 0, got 'a'"),
+    ("dixit", {"hands": "x"}, TypeError, "reset option 'hands' must be a list of lists of cards, got 'x'"),
+    ("dixit", {"hands": [[0.0, 1.0, 2.0, 3.0]] * 4}, TypeError, "a card is its deck id (a string) or index (an integer), got 0.0"),
+    # words the constructor refuses in a list left the observation space as reset options
+    ("taboo", {"target": "y" * 61}, ValueError, "target 'yyy...' is longer than 60 characters"),
+    ("decrypto", {"keywords": ["café", "moon", "star", "tree"]}, ValueError, "keyword 'café' has characters outside printable ASCII"),
+    ("decrypto", {"keywords": ["x" * 41, "moon", "star", "tree"]}, ValueError, "keyword 'xxx...' is longer than 40 characters"),
+    ("undercover", {"words": ["cat", "z" * 61]}, ValueError, "word 'zzz...' is longer than 60 characters"),
+])
+def test_reset_options_are_checked_like_the_constructors_and_change_nothing(game, options, error, message):
+    env = cluegym.make(game)
+    env.reset(seed=7)
+    before = env.unwrapped.game_record()
+    with pytest.raises(error) as raised:
+        env.reset(seed=8, options=options)
+    assert _one_line(raised).startswith(message)
+    assert env.unwrapped.game_record() == before
+
+
+@pytest.mark.parametrize("game, options", [
+    ("taboo", {"target": "apple"}),
+    ("decrypto", {"keywords": ("Moon", "star", "tree", "river")}),
+    ("undercover", {"words": ("Cat", "dog"), "undercover": (np.int64(0), 3), "game_index": np.int64(2)}),
+    ("dixit", {"hands": [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, np.int64(15)]]}),
+])
+def test_well_formed_reset_options_still_play_in_the_spaces(game, options):
+    env = cluegym.make(game)
+    env.reset(seed=3, options=options)
+    agent = env.agent_selection
+    assert env.observation_space(agent).contains(env.observe(agent))

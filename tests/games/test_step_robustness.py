@@ -537,7 +537,7 @@ def test_a_reset_whose_options_the_game_refuses_changes_nothing():
         env.step(None if env.terminations[seat] else (("wing", "tower", "sea") if seat == "alice" else 0))
     before, state = env.unwrapped.game_record(), env.unwrapped.state
     with pytest.raises(ValueError, match="need 4 distinct non-empty keywords"):
-        env.reset(seed=6, options={"keywords": ["a"]})
+        env.reset(seed=6, options={"keywords": ["a", "a", "b", "c"]})
     assert env.unwrapped.state is state and env.unwrapped.game_record() == before
 
 
@@ -551,7 +551,7 @@ def test_a_reset_without_a_seed_whose_options_are_refused_draws_no_seed():
     env.reset()
     twin.reset()
     with pytest.raises(ValueError, match="need 4 distinct non-empty keywords"):
-        env.reset(options={"keywords": ["a"]})
+        env.reset(options={"keywords": ["a", "a", "b", "c"]})
     env.reset()
     twin.reset()
     assert env.unwrapped.game_record() == twin.unwrapped.game_record()

@@ -71,6 +71,20 @@ def test_lemmas_and_guesses():
     assert is_same_word_guess("sea otter", "sea otter") and not is_same_word_guess("otter", "sea otter")
 
 
+@pytest.mark.parametrize("target, guess, right", [
+    # a target of articles only: its content tokens were none, and every guess was wrong
+    ("the", "the", True), ("the", "The", True), ("an", "an", True), ("of", "of", True),
+    ("the", "a", False), ("the", "apple", False), ("the", "the the", False),
+])
+def test_a_target_of_articles_only_is_named_by_itself(target, guess, right):
+    assert is_same_word_guess(guess, target) is right
+    env = raw_env(targets=[target])
+    env.reset(seed=0)
+    env.step({"utterance": "A small word."})
+    env.step({"utterance": "", "guess": guess})
+    assert env.state.end_reason == ("correct_guess" if right else "wrong_guess")
+
+
 def test_says_word_skips_only_pairs_with_no_form_in_common():
     # says_word reads most pairs' verdict from the words' kept forms (word_forms); the skip is
     # sound: same_word of any pair implies a shared form, so the verdicts are same_word's.

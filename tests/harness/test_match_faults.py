@@ -243,7 +243,8 @@ def test_a_result_the_games_metrics_cannot_read_is_refused_before_any_game_is_pl
         main(command + ["--games", "4"])
     assert exc.value.code == 2
     assert str(exc.value) == (f"cluegym: error: {results}: the result of game 1 is not one the game's metrics can "
-                              "read (KeyError: 'winner'); remove that line to replay the game")
+                              "read (ValueError: a result lacks 'winner': taboo's metrics read finished taboo "
+                              "games' results (record['result'])); remove that line to replay the game")
     assert results.read_text() == before and "Traceback" not in capsys.readouterr().err
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +30,18 @@ def test_a_summary_is_written_through_a_symlink_and_into_a_device(tmp_path):
 
     write_json_atomic(Path(os.devnull), {"written": "and gone"})
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_a_summary_to_dev_stdout_goes_down_a_pipe():
+    """``--summary /dev/stdout | cat`` was refused as "not writable (No such file or
+    directory)": the link's target, ``pipe:[...]``, names no path."""
+    code = ("import sys; from cluegym.cli import main; "
+            f"sys.exit(main({RUN + ['--summary', '/dev/stdout']!r}))")
+    ran = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, timeout=300)
+    assert ran.returncode in (0, 1), ran.stderr
+    assert "not writable" not in ran.stderr
+    summary, _ = json.JSONDecoder().raw_decode(ran.stdout[ran.stdout.index("{"):])  # the table follows it
+    assert summary["game"] == "taboo" and summary["games"] == 1
 
 
 def test_a_summary_keeps_the_permissions_of_the_file_it_replaces(tmp_path):

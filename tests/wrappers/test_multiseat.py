@@ -174,6 +174,18 @@ def test_unknown_learning_seat_is_a_clear_error():
         MultiSeatEnv("decrypto", "bob,eve", opponents={"eve": "random"})
 
 
+def test_the_default_learners_name_the_seats_that_can_learn_when_a_seat_cannot():
+    """``MultiSeatEnv("taboo")`` learns every seat by default, and Taboo's attacker has no task:
+    the error was the task's own, which did not say to name the defender."""
+    with pytest.raises(ValueError, match="'attacker' has none; learners='all' .* learners='defender'$"):
+        MultiSeatEnv("taboo")
+    assert MultiSeatEnv("taboo", "defender").possible_agents == ["defender"]
+    with pytest.raises(ValueError, match="'attacker' has none$"):  # named by the user: as it is
+        MultiSeatEnv("taboo", "attacker,defender")
+    with pytest.raises(ValueError, match="has no option 'bogus'; its options"):  # no seat builds: as it is
+        MultiSeatEnv("taboo", task_options={"bogus": 1})
+
+
 @pytest.mark.parametrize("call", ["observe", "features", "action_space", "observation_space"])
 def test_a_name_that_is_no_learning_seat_is_a_clear_error(call):
     """observe("nobody") returned a zero vector and its mask (as for a learning seat with no

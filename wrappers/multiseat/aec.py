@@ -93,9 +93,23 @@ class MultiSeatEnv(AECEnv):
         with learner_defaults_named(game, env_kwargs):
             self.game_env = module.raw_env(**kwargs)
         self.possible_agents = learning_seats(game, learners, self.game_env)
-        self.tasks: dict[str, SeatTask] = {
-            seat: make_task(game, seat, self.game_env, **dict(task_options or {})) for seat in self.possible_agents
-        }
+        self.tasks: dict[str, SeatTask] = {}
+        refused: dict[str, ValueError] = {}
+        for seat in self.possible_agents:
+            try:
+                self.tasks[seat] = make_task(game, seat, self.game_env, **dict(task_options or {}))
+            except ValueError as exc:
+                if learners != "all":
+                    raise
+                refused[seat] = exc
+        if refused:
+            seat, exc = next(iter(refused.items()))
+            if not self.tasks:  # no seat builds: the options, not the seats (the error as it is)
+                raise exc
+            # The default learns every seat: a game whose seats do not all have a task (Taboo's
+            # attacker) failed with the task's own words, which did not say what to name.
+            raise ValueError(f"{exc}; learners='all' (the default) makes every seat learn: name those that can, "
+                             f"learners={','.join(self.tasks)!r}") from exc
         self.feature_size = max(int(np.prod(t.featurizer.observation_space.shape)) for t in self.tasks.values())
         self.n_actions = max(t.n_actions for t in self.tasks.values())
         self.observation_key = observation_key

@@ -1,0 +1,94 @@
+"""The usage examples in docstrings run, and print what they show.
+
+Each module listed runs every ``>>>`` example of its docstrings (the module's, its classes',
+functions' and methods'), read from its ``.py`` source so that a compiled module's examples
+run too, with the module's own globals, in an empty working folder. A module joins the list
+once its examples run as written: an example that needs a model server, a long training run
+or a file of the user's is marked ``# doctest: +SKIP`` in place or left for its module to
+join later. Examples that had drifted from the code (an argument renamed, a similarity of
+another GloVe) are why this test exists.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+MODULES = (
+    "cluegym.agents.encoders", "cluegym.agents.encoders.cache", "cluegym.agents.encoders.sentences",
+    "cluegym.agents.encoders.vocabulary", "cluegym.agents.encoders.words", "cluegym.agents.human",
+    "cluegym.agents.llm.adapters.decrypto_user_variants", "cluegym.agents.llm.adapters.decrypto_variants",
+    "cluegym.agents.llm.backends.messages", "cluegym.agents.llm.backends.registry",
+    "cluegym.agents.llm.backends.scripted", "cluegym.agents.llm.comet.pool", "cluegym.agents.llm.comet.prompts",
+    "cluegym.agents.llm.parsing",
+    "cluegym.benchmarks.comet_common", "cluegym.benchmarks.comet_figure4", "cluegym.benchmarks.comet_table2",
+    "cluegym.benchmarks.decrypto_figure2", "cluegym.benchmarks.decrypto_figure3", "cluegym.benchmarks.decrypto_figure4",
+    "cluegym.benchmarks.dixit_paper", "cluegym.benchmarks.dixit_roundrobin", "cluegym.benchmarks.host",
+    "cluegym.benchmarks.learner_throughput", "cluegym.benchmarks.peers", "cluegym.benchmarks.pgo",
+    "cluegym.benchmarks.ratings", "cluegym.benchmarks.throughput", "cluegym.benchmarks.tournament",
+    "cluegym.benchmarks.train_scripts", "cluegym.benchmarks.usage", "cluegym.benchmarks.vec_training",
+    "cluegym.envs.core.base", "cluegym.envs.core.data", "cluegym.envs.core.extensions", "cluegym.envs.core.hints", "cluegym.envs.core.infos",
+    "cluegym.envs.core.matching", "cluegym.envs.core.options", "cluegym.envs.core.record",
+    "cluegym.envs.core.registry", "cluegym.envs.core.results", "cluegym.envs.core.rng", "cluegym.envs.core.rules",
+    "cluegym.envs.core.seats", "cluegym.envs.core.spaces", "cluegym.envs.core.text",
+    "cluegym.envs.decrypto.env", "cluegym.envs.decrypto.rules",
+    "cluegym.envs.dixit.config", "cluegym.envs.dixit.deck_options", "cluegym.envs.dixit.human_eval",
+    "cluegym.envs.dixit.rules",
+    "cluegym.envs.dixit.scoring", "cluegym.envs.dixit.seating", "cluegym.envs.dixit.state",
+    "cluegym.envs.taboo.env", "cluegym.envs.taboo.rules", "cluegym.envs.undercover.beliefs",
+    "cluegym.envs.undercover.config", "cluegym.envs.undercover.env", "cluegym.envs.undercover.rules",
+    "cluegym.envs.undercover.judge", "cluegym.envs.undercover.state", "cluegym.envs.undercover.word_pairs",
+    "cluegym.harness", "cluegym.harness.arguments", "cluegym.harness.play", "cluegym.harness.seats",
+    "cluegym.harness.seeding", "cluegym.harness.stopping",
+    "cluegym.training.policies", "cluegym.training.rllib_config",
+    "cluegym.training.rllib_env",
+    "cluegym.wrappers.candidates", "cluegym.wrappers.decrypto_scores", "cluegym.wrappers.featurizers",
+    "cluegym.wrappers.registration", "cluegym.wrappers.seat_task", "cluegym.wrappers.similarity",
+    "cluegym.wrappers.text_rows",
+)
+
+
+def _source(name: str) -> Path:
+    """The ``.py`` a module was built from (a compiled module's ``origin`` is its ``.so``)."""
+    origin = Path(importlib.util.find_spec(name).origin)
+    return origin if origin.suffix == ".py" else origin.with_name(origin.name.split(".")[0] + ".py")
+
+
+def _docstrings(path: Path) -> list[tuple[str, str, int]]:
+    """(qualified name, docstring, line) of the module and every class and function in it."""
+    found: list[tuple[str, str, int]] = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        text = ast.get_docstring(node, clean=False)
+        if text is not None:
+            found.append((prefix or "<module>", text, node.body[0].lineno))
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                walk(child, f"{prefix}.{child.name}" if prefix else child.name)
+
+    walk(ast.parse(path.read_text()), "")
+    return found
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_a_modules_docstring_examples_run_as_written(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # an example that writes a file writes it here
+    module = importlib.import_module(name)
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    failures: list[str] = []
+    examples = 0
+    for where, text, line in _docstrings(_source(name)):
+        test = parser.get_doctest(text, dict(module.__dict__), f"{name}:{where}", str(_source(name)), line)
+        examples += len(test.examples)
+        report: list[str] = []
+        result = runner.run(test, out=report.append)
+        if result.failed:
+            failures.append("".join(report))
+    assert examples, f"{name} has no docstring examples: take it off the list"
+    assert not failures, "\n".join(failures)
