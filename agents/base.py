@@ -7,10 +7,20 @@ When the env rejects an action it says why in ``info["error"]`` and the same sea
 again, so an agent can correct itself.
 
 Example:
+    >>> import cluegym
     >>> from cluegym.agents import make_agent
     >>> env = cluegym.make("decrypto"); env.reset(seed=0)
-    >>> bob = make_agent("glove", game="decrypto", seat="bob", action_space=env.action_space("bob"))
-    >>> obs, _, _, _, info = env.last()
+    >>> alice = make_agent("glove", game="decrypto", seat="alice", action_space=env.action_space("alice"), seed=0)
+    >>> bob = make_agent("glove", game="decrypto", seat="bob", action_space=env.action_space("bob"), seed=0)
+    >>> obs, _, _, _, info = env.last()  # alice encrypts first
+    >>> obs["code"], obs["keywords"]
+    (array([1, 2, 3]), ('dairy', 'lens', 'stick', 'petroleum'))
+    >>> hints = alice.act(obs, info); hints
+    ('food', 'differential', 'shape')
+    >>> env.step(hints)
+    >>> obs, _, _, _, info = env.last()  # then bob decodes: an index into CODES
+    >>> bob.act(obs, info)
+    0
 """
 
 from __future__ import annotations

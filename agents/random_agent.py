@@ -24,8 +24,17 @@ class RandomAgent(Agent):
     random players) is the same as when they were filled.
 
     Example:
+        >>> import cluegym
+        >>> env = cluegym.make("decrypto"); env.reset(seed=0)
+        >>> obs, _, _, _, info = env.last()
+        >>> hints = RandomAgent("decrypto", "alice", env.action_space("alice"), seed=0).act(obs, info)
+        >>> hints  # random hint nouns
+        ('spotlight', 'page', 'lantern')
+        >>> env.step(hints); env.step(0)  # bob guesses code 0; eve intercepts next
         >>> agent = RandomAgent("decrypto", "eve", env.action_space("eve"), seed=0)
-        >>> agent.act(obs, info)
+        >>> obs, _, _, _, info = env.last()
+        >>> agent.act(obs, info)  # a legal index under info["action_mask"]
+        20
     """
 
     _FALLBACK_WORDS = (

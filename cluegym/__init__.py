@@ -53,6 +53,7 @@ def game_options(name: str) -> dict[str, Option]:
     arguments with their type, default and description (from the class docstring).
 
     Example:
+        >>> import cluegym
         >>> opt = cluegym.game_options("decrypto")["max_turns"]
         >>> opt.type_name, opt.default
         ('int', 8)

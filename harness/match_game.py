@@ -3,11 +3,12 @@ runs share, so both write the same row for the same game, byte for byte.
 
 Example:
     >>> from cluegym.agents import make_agent
+    >>> seats = {"alice": "random", "bob": "random", "eve": "random"}
     >>> signature = {"game": "decrypto", "seats": seats, "seed": 0, "env": {}}
     >>> row, line = play_match_game("decrypto", seats, 3, seed=0, env_kwargs={}, signature=signature,
     ...                             make_agent=make_agent)
-    >>> "record" in row
-    True
+    >>> row["index"], row["record"]["result"]["winner"], row["record"]["returns"]
+    (3, 'interceptor', {'alice': -1.0, 'bob': -1.0, 'eve': 1.0})
 """
 
 from __future__ import annotations

@@ -20,12 +20,14 @@ from pathlib import Path
 import pytest
 
 MODULES = (
+    "cluegym", "cluegym.agents.base", "cluegym.agents.random_agent",
     "cluegym.agents.encoders", "cluegym.agents.encoders.cache", "cluegym.agents.encoders.sentences",
     "cluegym.agents.encoders.vocabulary", "cluegym.agents.encoders.words", "cluegym.agents.human",
     "cluegym.agents.llm.adapters.decrypto_user_variants", "cluegym.agents.llm.adapters.decrypto_variants",
-    "cluegym.agents.llm.backends.messages", "cluegym.agents.llm.backends.registry",
+    "cluegym.agents.llm.adapters.generic",
+    "cluegym.agents.llm.backends.base", "cluegym.agents.llm.backends.messages", "cluegym.agents.llm.backends.registry",
     "cluegym.agents.llm.backends.scripted", "cluegym.agents.llm.comet.pool", "cluegym.agents.llm.comet.prompts",
-    "cluegym.agents.llm.parsing",
+    "cluegym.agents.llm.checks", "cluegym.agents.llm.fake_server", "cluegym.agents.llm.parsing",
     "cluegym.benchmarks.comet_common", "cluegym.benchmarks.comet_figure4", "cluegym.benchmarks.comet_table2",
     "cluegym.benchmarks.decrypto_figure2", "cluegym.benchmarks.decrypto_figure3", "cluegym.benchmarks.decrypto_figure4",
     "cluegym.benchmarks.dixit_paper", "cluegym.benchmarks.dixit_roundrobin", "cluegym.benchmarks.host",
@@ -43,12 +45,15 @@ MODULES = (
     "cluegym.envs.taboo.env", "cluegym.envs.taboo.rules", "cluegym.envs.undercover.beliefs",
     "cluegym.envs.undercover.config", "cluegym.envs.undercover.env", "cluegym.envs.undercover.rules",
     "cluegym.envs.undercover.judge", "cluegym.envs.undercover.state", "cluegym.envs.undercover.word_pairs",
-    "cluegym.harness", "cluegym.harness.arguments", "cluegym.harness.play", "cluegym.harness.seats",
+    "cluegym.harness", "cluegym.harness.arguments", "cluegym.harness.match_game", "cluegym.harness.play",
+    "cluegym.harness.seats",
     "cluegym.harness.seeding", "cluegym.harness.stopping",
-    "cluegym.training.policies", "cluegym.training.rllib_config",
-    "cluegym.training.rllib_env",
-    "cluegym.wrappers.candidates", "cluegym.wrappers.decrypto_scores", "cluegym.wrappers.featurizers",
-    "cluegym.wrappers.registration", "cluegym.wrappers.seat_task", "cluegym.wrappers.similarity",
+    "cluegym.training.config", "cluegym.training.evaluation", "cluegym.training.policies",
+    "cluegym.training.rllib_config", "cluegym.training.rllib_env",
+    "cluegym.wrappers.candidates", "cluegym.wrappers.decrypto", "cluegym.wrappers.decrypto_scores",
+    "cluegym.wrappers.dixit", "cluegym.wrappers.featurizers",
+    "cluegym.wrappers.multiseat", "cluegym.wrappers.registration", "cluegym.wrappers.seat_task",
+    "cluegym.wrappers.shaping", "cluegym.wrappers.similarity",
     "cluegym.wrappers.text_rows",
 )
 

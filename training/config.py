@@ -101,6 +101,7 @@ def check_counts(config: Any, names: Iterable[str]) -> None:
     float such as ``steps=2.5`` was cut to 2 and ``True`` read as 1).
 
     Example:
+        >>> import types
         >>> check_counts(types.SimpleNamespace(steps=2.5), ["steps"])
         Traceback (most recent call last):
         ValueError: steps must be >= 1 (an integer), got 2.5
@@ -156,8 +157,16 @@ def claim_run_folder(out: str | Path, overwrite: bool) -> Path:
         FileExistsError: ``out`` holds an earlier run and ``overwrite`` is false.
 
     Example:
-        >>> claim_run_folder("runs/decrypto-eve-maskable_ppo-s0", overwrite=False)
+        >>> folder = claim_run_folder("runs/decrypto-eve-maskable_ppo-s0", overwrite=False); folder
         PosixPath('runs/decrypto-eve-maskable_ppo-s0')
+        >>> _ = (folder / "policy.zip").write_bytes(b"")  # as if a run had finished there
+        >>> claim_run_folder(folder, overwrite=False)
+        Traceback (most recent call last):
+        FileExistsError: runs/decrypto-eve-maskable_ppo-s0 holds an earlier run (policy.zip);
+        choose another folder (--out) or replace that run (--overwrite)
+        >>> claim_run_folder(folder, overwrite=True); earlier_run_outputs(folder)
+        PosixPath('runs/decrypto-eve-maskable_ppo-s0')
+        []
     """
     folder = Path(out)
     earlier = earlier_run_outputs(folder)

@@ -8,8 +8,15 @@ one (the generic task of a game that declares only its env) is measured by the l
 mean episode return, :data:`MEAN_RETURN`.
 
 Example:
-    >>> metrics = evaluate_agent(config, "glove", task=task)
-    >>> metrics[evaluation_metric(task)]
+    >>> from cluegym.wrappers.seat_task import make_task
+    >>> config = TrainConfig("decrypto", "eve", opponents={"alice": ["glove"], "bob": ["glove"]}, eval_games=10)
+    >>> task = make_task("decrypto", "eve")
+    >>> metric = evaluation_metric(task); metric
+    'interception_rate'
+    >>> round(evaluate_agent(config, "glove", task=task)[metric], 3)
+    0.465
+    >>> round(evaluate_agent(config, "random", task=task)[metric], 3)
+    0.05
 """
 
 from __future__ import annotations
@@ -94,7 +101,10 @@ def evaluation_metric(task: SeatTask) -> str:
     """The name of the number training reports for ``task``: its metric, else :data:`MEAN_RETURN`.
 
     Example:
-        >>> evaluation_metric(make_task("fifthgame", "guesser"))
+        >>> from cluegym.wrappers.seat_task import generic_task, make_task
+        >>> evaluation_metric(make_task("decrypto", "eve"))
+        'interception_rate'
+        >>> evaluation_metric(generic_task("decrypto", "eve"))  # a task without a metric
         'mean_return'
     """
     return task.metric_name or MEAN_RETURN

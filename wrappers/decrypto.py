@@ -25,8 +25,15 @@ gives each digit the ``i``-th closest valid, unused vocabulary word to its keywo
 words closer to it than to the other keywords), so the index is a subtlety level.
 
 Example:
+    >>> from cluegym.envs import decrypto_v0
+    >>> from cluegym.wrappers.selfplay import SelfPlayEnv
     >>> task = seat_task("eve", env=decrypto_v0.raw_env())
+    >>> task.metric_name, task.n_actions  # Eve picks one of the 24 codes
+    ('interception_rate', 24)
     >>> env = SelfPlayEnv("decrypto", "eve", task=task)
+    >>> obs, info = env.reset(seed=0)
+    >>> obs.shape, int(info["action_mask"].sum())
+    ((127,), 24)
 """
 
 from __future__ import annotations

@@ -14,8 +14,14 @@ candidates; whether it is the learner's own card; whether it may be voted for. C
 round and the number of candidates.
 
 Example:
+    >>> from cluegym.wrappers.selfplay import SelfPlayEnv
     >>> env = SelfPlayEnv("dixit", "player_0", env_kwargs={"reveal_captions": True},
     ...                   opponents={"*": "caption"})
+    >>> env.task.metric_name, env.action_space
+    ('listener_accuracy', Discrete(4))
+    >>> obs, info = env.reset(seed=0)
+    >>> obs.shape, info["action_mask"]  # the candidates player_0 may vote for
+    ((26,), array([ True,  True,  True, False]))
 """
 
 from __future__ import annotations

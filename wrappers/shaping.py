@@ -22,8 +22,13 @@ shaping when given ``shaping=PotentialShaping(...)`` (or ``shaping=True`` for th
 default) and always reports the unshaped reward in ``info["unshaped_reward"]``.
 
 Example:
+    >>> from cluegym.wrappers.selfplay import SelfPlayEnv
     >>> shaping = PotentialShaping.for_game("decrypto", scale=1.0, gamma=0.99)
     >>> env = SelfPlayEnv("decrypto", "eve", shaping=shaping)
+    >>> obs, info = env.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = env.step(0)  # Eve guesses code 0; no interception
+    >>> round(reward, 5), info["unshaped_reward"]  # the encoders survived a turn: Eve's potential fell
+    (-0.12375, 0.0)
 """
 
 from __future__ import annotations

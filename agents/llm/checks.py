@@ -6,6 +6,7 @@ Example:
     >>> check_number("temperature", float("nan"), low=0, high=2, what="a number from 0 to 2")
     Traceback (most recent call last):
     ValueError: temperature must be a number from 0 to 2, got nan
+    >>> import cluegym
     >>> text_bounds_error({"utterance": "x" * 500}, cluegym.make("taboo").action_space("attacker"))
     'the "utterance" is 500 characters long; at most 300 are allowed'
 """

@@ -9,8 +9,14 @@ runs in a background thread (:class:`FakeChatServer`) or as its own process::
     python -m cluegym.agents.llm.fake_server --port 8765 --delay 0.1
 
 Example:
-    >>> with FakeChatServer(reply=lambda req: 'ANSWER: {"guess": "1-2-3"}', delay_s=0.05) as server:
+    >>> from cluegym.agents.llm.backends import OpenAIBackend, Sampling
+    >>> ask = [{"role": "user", "content": "Your guess?"}]
+    >>> with FakeChatServer(reply=lambda req: 'ANSWER: {"guess": "1-2-3"}', delay_s=0.05,
+    ...                     script=[429]) as server:  # the first request gets a 429
     ...     backend = OpenAIBackend("fake", base_url=server.base_url)
+    ...     completion = asyncio.run(backend.complete(ask, Sampling()))
+    >>> completion.text, completion.retries, len(server.requests)
+    ('ANSWER: {"guess": "1-2-3"}', 1, 2)
 """
 
 from __future__ import annotations

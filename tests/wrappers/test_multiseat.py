@@ -177,7 +177,7 @@ def test_unknown_learning_seat_is_a_clear_error():
 def test_the_default_learners_name_the_seats_that_can_learn_when_a_seat_cannot():
     """``MultiSeatEnv("taboo")`` learns every seat by default, and Taboo's attacker has no task:
     the error was the task's own, which did not say to name the defender."""
-    with pytest.raises(ValueError, match="'attacker' has none; learners='all' .* learners='defender'$"):
+    with pytest.raises(ValueError, match=r"'attacker' has none; every seat learns by default \('all'\): .*: defender$"):
         MultiSeatEnv("taboo")
     assert MultiSeatEnv("taboo", "defender").possible_agents == ["defender"]
     with pytest.raises(ValueError, match="'attacker' has none$"):  # named by the user: as it is

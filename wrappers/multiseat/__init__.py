@@ -29,11 +29,16 @@ decision (``phi = 0`` at the end of the game). The unshaped return is always rep
 finished game's infos hold ``game_return`` (the game's rewards only) and ``shaping_return``.
 
 Example:
+    >>> import numpy as np
     >>> env = MultiSeatEnv("decrypto", learners="bob,eve", opponents={"alice": "glove:k=16"})
+    >>> env.possible_agents, env.action_space("eve")
+    (['bob', 'eve'], Discrete(24))
     >>> env.reset(seed=0)
-    >>> for seat in env.agent_iter():
+    >>> for seat in env.agent_iter():  # each learning seat takes its first legal choice
     ...     obs, reward, terminated, truncated, info = env.last()
     ...     env.step(None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0]))
+    >>> info["game_result"]["end_reason"], info["game_return"]
+    ('miscommunications', {'bob': -1.0, 'eve': 1.0})
 """
 
 from cluegym.wrappers.multiseat.aec import MultiSeatEnv, learning_seats

@@ -108,8 +108,9 @@ class MultiSeatEnv(AECEnv):
                 raise exc
             # The default learns every seat: a game whose seats do not all have a task (Taboo's
             # attacker) failed with the task's own words, which did not say what to name.
-            raise ValueError(f"{exc}; learners='all' (the default) makes every seat learn: name those that can, "
-                             f"learners={','.join(self.tasks)!r}") from exc
+            # Worded for both callers: MultiSeatEnv's learners=... and cluegym train's --seats.
+            raise ValueError(f"{exc}; every seat learns by default ('all'): name the learning seats, of those "
+                             f"that can learn: {', '.join(self.tasks)}") from exc
         self.feature_size = max(int(np.prod(t.featurizer.observation_space.shape)) for t in self.tasks.values())
         self.n_actions = max(t.n_actions for t in self.tasks.values())
         self.observation_key = observation_key

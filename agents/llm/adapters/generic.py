@@ -17,8 +17,12 @@ sends back to the model. There are no specialist (``llm-cot``) prompts for such 
 
 Example:
     >>> adapter = GenericAdapter(gymnasium.spaces.Discrete(20, start=1))
+    >>> mask = np.zeros(20, dtype=np.int8); mask[[6, 7]] = 1  # only 7 and 8 are legal
     >>> adapter.parse_action("I will go with ANSWER: 7", {"action_mask": mask}, {}, "guesser")
     7
+    >>> adapter.parse_action("ANSWER: 3", {"action_mask": mask}, {}, "guesser")
+    Traceback (most recent call last):
+    cluegym.agents.llm.parsing.ParseError: your answer: 3 is not allowed now; allowed: 7, 8
 """
 
 from __future__ import annotations

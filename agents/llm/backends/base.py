@@ -5,6 +5,7 @@ A subclass implements ``_complete`` (the request itself) and sets ``kind`` (part
 cache key) and ``vision`` (whether image parts reach the model).
 
 Example:
+    >>> import asyncio
     >>> class Echo(Backend):
     ...     kind = "echo"
     ...     async def _complete(self, messages, sampling, on_retry=None):
