@@ -513,8 +513,8 @@ def seat_task(seat: str, env: Any = None, *, embedding: str = "glove", n_candida
         return SeatTask("decrypto", seat, features, n_candidates,
                         candidates=HintCandidates(n_candidates, embedding=embedding, vocabulary=vocabulary, stride=stride,
                                                   config=cfg),
-                        metric=("survival_rate", metrics_entry("encoder_win_rate")), role="alice",
+                        metric=("survival_rate", metrics_entry("decrypto", "encoder_win_rate")), role="alice",
                         lean_observation=True)  # keywords, code, hint history: no prompt
     metric = (("decoding_rate", _decoding_rate) if seat == "bob"
-              else ("interception_rate", metrics_entry("interception_rate")))
+              else ("interception_rate", metrics_entry("decrypto", "interception_rate")))
     return SeatTask("decrypto", seat, features, features.n_codes, metric=metric, role=seat, lean_observation=True)

@@ -397,34 +397,26 @@ def generic_task(game: str, seat: str, env: Any = None, *, metric: str | None = 
     return SeatTask(
         game=game, seat=seat, featurizer=NumericFeatures(raw.observation_space(seat)), n_actions=int(space.n),
         to_env_action=functools.partial(_offset_action, start) if start else None,
-        metric=None if metric is None else (metric, functools.partial(_named_game_metric, game, metric)),
+        metric=None if metric is None else (metric, metrics_entry(game, metric)),
     )
 
 
-def metrics_entry(entry: str) -> Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], float]:
-    """A task's metric function that reads one entry of the game's ``metrics()`` (a partial
+def metrics_entry(game: str, entry: str) -> Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], float]:
+    """A task's metric function that reads one entry of ``game``'s ``metrics()`` (a partial
     of a module function: it pickles, as a lambda does not).
 
     Example:
-        >>> metrics_entry("interception_rate")({"interception_rate": 0.25}, [])
+        >>> metrics_entry("decrypto", "interception_rate")({"interception_rate": 0.25}, [])
         0.25
     """
-    return functools.partial(_read_entry, entry)
-
-
-def _read_entry(entry: str, metrics: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> float:
-    return metrics[entry]
+    return functools.partial(_game_metric, game, entry)
 
 
 def _offset_action(start: int, index: Any, *_: Any) -> int:
     return start + int(index)
 
 
-def _named_game_metric(game: str, name: str, metrics: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> float:
-    return _game_metric(game, metrics, name)
-
-
-def _game_metric(game: str, metrics: Mapping[str, Any], name: str) -> float:
+def _game_metric(game: str, name: str, metrics: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> float:
     if name not in metrics:
         raise ValueError(f"{game} reports no metric {name!r}; its metrics: {', '.join(sorted(metrics))}")
     return float(metrics[name])

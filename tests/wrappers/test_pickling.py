@@ -79,4 +79,4 @@ def test_task_functions_pickle():
     task = generic_task("decrypto", "eve", metric="interception_rate")
     name, read = pickle.loads(pickle.dumps(task.metric))
     assert name == "interception_rate" and read({"interception_rate": 0.5}, []) == 0.5
-    assert pickle.loads(pickle.dumps(metrics_entry("games")))({"games": 3}, []) == 3
+    assert pickle.loads(pickle.dumps(metrics_entry("decrypto", "games")))({"games": 3}, []) == 3

@@ -94,23 +94,22 @@ class MultiSeatEnv(AECEnv):
             self.game_env = module.raw_env(**kwargs)
         self.possible_agents = learning_seats(game, learners, self.game_env)
         self.tasks: dict[str, SeatTask] = {}
-        refused: dict[str, ValueError] = {}
+        refused: ValueError | None = None  # the first seat's refusal, under learners="all"
         for seat in self.possible_agents:
             try:
                 self.tasks[seat] = make_task(game, seat, self.game_env, **dict(task_options or {}))
             except ValueError as exc:
                 if learners != "all":
                     raise
-                refused[seat] = exc
-        if refused:
-            seat, exc = next(iter(refused.items()))
+                refused = refused or exc
+        if refused is not None:
             if not self.tasks:  # no seat builds: the options, not the seats (the error as it is)
-                raise exc
+                raise refused
             # The default learns every seat: a game whose seats do not all have a task (Taboo's
             # attacker) failed with the task's own words, which did not say what to name.
             # Worded for both callers: MultiSeatEnv's learners=... and cluegym train's --seats.
-            raise ValueError(f"{exc}; every seat learns by default ('all'): name the learning seats, of those "
-                             f"that can learn: {', '.join(self.tasks)}") from exc
+            raise ValueError(f"{refused}; every seat learns by default ('all'): name the learning seats, of those "
+                             f"that can learn: {', '.join(self.tasks)}") from refused
         self.feature_size = max(int(np.prod(t.featurizer.observation_space.shape)) for t in self.tasks.values())
         self.n_actions = max(t.n_actions for t in self.tasks.values())
         self.observation_key = observation_key
