@@ -2,7 +2,9 @@
 
 Each tournament folder (written by ``cluegym tournament``) holds ``ratings.json``. Agents are
 matched across games by their tournament name, so one name must stand for one agent spec in
-every tournament (refused otherwise), and a folder may be given once. Each tournament is a
+every tournament (refused otherwise; a parameter set to its default counts as left out, so
+``glove`` and ``glove:k=8`` are one spec in Undercover, where 8 is ``k``'s default), and a folder may be
+given once. Each tournament is a
 column: its game, or where several tournaments play one game, the game and the trailing part
 of the folder path that tells them apart (``taboo (p/taboo)``). An agent's cross-game
 standing is its mean *rank score* over the games it played, where a game's rank score is
@@ -28,9 +30,10 @@ import math
 from pathlib import Path, PurePath
 from typing import Any
 
-from cluegym.agents import AgentSpecError, parse_agent_spec
+from cluegym.agents import AgentSpecError, check_agent_spec, parse_agent_spec
 from cluegym.benchmarks.tournament_report import markdown_table
 from cluegym.benchmarks.usage import usage_error
+from cluegym.envs.core.options import declared_options
 from cluegym.harness.results import write_bytes_atomic
 
 __all__ = ["build_leaderboard", "leaderboard_html", "leaderboard_markdown", "register_cli"]
@@ -133,13 +136,56 @@ def _distinct_folders(folders: list[str | Path]) -> dict[Path, Path]:
     return seen
 
 
-def _spec_key(spec: str) -> Any:
-    """What makes two agent specs one agent: its name and parameters, in any order."""
+def _spec_key(spec: str, game: str, seats: list[str]) -> Any:
+    """What makes two agent specs one agent: its name and the parameters it sets away from
+    their defaults, in any order (in Undercover, ``glove`` and ``glove:k=8``, 8 being ``k``'s
+    default, are one agent).
+
+    Example:
+        >>> seats = [f"player_{i}" for i in range(5)]
+        >>> _spec_key("glove:k=8", "undercover", seats), _spec_key("glove:k=9, seed=1", "undercover", seats)
+        (('glove', ()), ('glove', (('k', '9'), ('seed', '1'))))
+    """
     try:
         name, params = parse_agent_spec(spec)
     except AgentSpecError:  # a spec this checkout cannot parse: only the same text is the same agent
         return spec.strip()
-    return name, tuple(sorted(params.items()))
+    defaults = _default_params(spec, params, game, seats)
+    return name, tuple(sorted((key, value) for key, value in params.items() if key not in defaults))
+
+
+def _default_params(spec: str, params: dict[str, str], game: str, seats: list[str]) -> set[str]:
+    """The parameters ``spec`` sets to their default at every seat of ``game``, as this
+    checkout's agents declare them; none when it cannot tell (an agent it does not know, a seat
+    it does not play, or no seats: a report without its sides)."""
+    if not seats:
+        return set()
+    defaults = set(params)
+    for seat in seats:
+        try:
+            cls, values = check_agent_spec(spec, game=game, seat=seat)
+        except AgentSpecError:
+            return set()
+        options = declared_options(cls, inherited=True)
+        defaults = {key for key in defaults if key in options and _same_value(values.get(key), options[key].default)}
+    return defaults
+
+
+def _same_value(value: Any, default: Any) -> bool:
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except Exception:  # noqa: BLE001 - a value that does not compare (an array) is not the default
+        return False
+
+
+def _report_seats(data: dict[str, Any]) -> list[str]:
+    """The seats a tournament's agents played (its sides' seats); none when the report does
+    not say (hand-written, or from before the sides were written)."""
+    sides = data.get("sides")
+    if not isinstance(sides, list):
+        return []
+    seats = [seat for side in sides if isinstance(side, dict) for seat in side.get("seats") or ()]
+    return seats if seats and all(isinstance(seat, str) for seat in seats) else []
 
 
 def _check_agent_specs(tournaments: list[tuple[Path, dict[str, Any]]]) -> None:
@@ -151,9 +197,11 @@ def _check_agent_specs(tournaments: list[tuple[Path, dict[str, Any]]]) -> None:
     """
     uses: dict[str, dict[Any, tuple[str, list[str]]]] = {}  # name -> spec key -> (spec, folders)
     for folder, data in tournaments:
+        game, seats = data["settings"]["game"], _report_seats(data)
         for row in data["ratings"]:
             spec = data["settings"]["agents"][row["agent"]]
-            uses.setdefault(row["agent"], {}).setdefault(_spec_key(spec), (spec, []))[1].append(str(folder))
+            key = _spec_key(spec, game, seats)
+            uses.setdefault(row["agent"], {}).setdefault(key, (spec, []))[1].append(str(folder))
     clashes = sorted(name for name, specs in uses.items() if len(specs) > 1)
     if not clashes:
         return

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import numbers
 import time
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +39,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from cluegym.envs.core.registry import env_module
+from cluegym.envs.core.text import is_integer
 from cluegym.harness.agent_protocol import AgentFactory, MatchAgent
 from cluegym.harness.distributed import check_ray_address, play_games_on_ray
 from cluegym.harness.match_game import play_match_game_async
@@ -143,7 +143,7 @@ def check_match_counts(games: int, seed: int, concurrency: int) -> None:
 
 def _check_count(name: str, count: Any) -> None:
     # a float or a bool (1.5, True) failed in range() inside the event loop, or counted as 1
-    if isinstance(count, bool) or not isinstance(count, numbers.Integral):
+    if not is_integer(count):
         raise TypeError(f"{name} must be an integer >= 1, got {count!r}")
     if count < 1:
         raise ValueError(f"{name} must be >= 1, got {count}")

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from cluegym.envs.core.rng import check_seed
+from cluegym.envs.core.text import is_integer
 
 __all__ = ["agent_seed", "check_match_seed", "game_seed", "own_seed_of", "with_own_seed"]
 
@@ -84,7 +85,7 @@ def own_seed_of(agent: Any) -> int | None:
     """
     value = getattr(agent, "seed", None)
     # A bool is no seed, and a seed() method (Gymnasium's old API) is not one either.
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+    if not is_integer(value) or value < 0:
         return None
     return int(value)
 

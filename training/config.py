@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 import cluegym
+from cluegym.envs.core.text import is_integer
 from cluegym.harness.seeding import check_match_seed
 from cluegym.training.policy_agent import ALGORITHMS
 from cluegym.wrappers.seat_task import learner_env_options
@@ -40,17 +41,14 @@ def _number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def _integer(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
 
 #: What each value must be, by the words an error says it in.
 _VALUE_KINDS: dict[str, Callable[[Any], bool]] = {
     "a number > 0": lambda v: _number(v) and v > 0,
     "a number >= 0": lambda v: _number(v) and v >= 0,
     "a number in [0, 1]": lambda v: _number(v) and 0 <= v <= 1,
-    "an integer >= 1": lambda v: _integer(v) and v >= 1,
-    "an integer >= 0": lambda v: _integer(v) and v >= 0,
+    "an integer >= 1": lambda v: is_integer(v) and v >= 1,
+    "an integer >= 0": lambda v: is_integer(v) and v >= 0,
     "an object of keyword arguments": lambda v: isinstance(v, dict),
 }
 
@@ -108,7 +106,7 @@ def check_counts(config: Any, names: Iterable[str]) -> None:
     """
     for name in names:
         value = getattr(config, name)
-        if not _integer(value) or value < 1:
+        if not is_integer(value) or value < 1:
             raise ValueError(f"{name} must be >= 1 (an integer), got {value!r}")
 
 

@@ -32,7 +32,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from cluegym.agents.encoders.vocabulary import top_order  # re-exported: the generators rank with it
 from cluegym.envs.core.seats import seat_get
 from cluegym.envs.core.spaces import mask_space, text_tuple
-from cluegym.envs.core.text import to_charset
+from cluegym.envs.core.text import is_integer, to_charset
 
 __all__ = ["CandidateGenerator", "CandidateActions", "candidate_text", "candidate_mask", "top_order"]
 
@@ -175,7 +175,7 @@ class CandidateActions(BaseWrapper):
             self.env.infos[agent]["error"] = problem
 
     def _index_error(self, index: Any, available: int) -> str | None:
-        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        if not is_integer(index):
             return f"a candidate choice must be an integer index in 0..{self.n - 1}, got {index!r}"
         if not 0 <= int(index) < self.n:
             return f"candidate index {int(index)} is out of range 0..{self.n - 1}"

@@ -26,6 +26,7 @@ import numpy as np
 
 from cluegym.envs.core.options import Option, check_options
 from cluegym.envs.core.registry import env_module, game_spec, load_reference
+from cluegym.envs.core.text import is_integer
 from cluegym.wrappers.candidates import CandidateGenerator
 from cluegym.wrappers.featurizers import Featurizer
 from cluegym.wrappers.numeric import NumericFeatures
@@ -56,7 +57,7 @@ def choice_index(action: Any, n_actions: int, who: str = "") -> int:
     if type(action) not in INDEX_TYPES:  # exact types first: isinstance is the slow path
         if isinstance(action, np.ndarray):
             action = action.reshape(-1)[0] if action.size == 1 else action
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if not is_integer(action):
             prefix = f"{who}: " if who else ""
             raise TypeError(f"{prefix}action must be an integer in 0..{n_actions - 1}, got {action!r}")
     return int(action)

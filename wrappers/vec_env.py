@@ -14,6 +14,7 @@ from typing import Any, Callable
 import gymnasium
 import numpy as np
 
+from cluegym.envs.core.text import is_integer
 from cluegym.harness.seeding import check_match_seed
 from cluegym.wrappers.selfplay import SelfPlayEnv, make_game_env
 
@@ -70,11 +71,10 @@ def make_vec_env(n_envs: int = 1, *, vec: str = "dummy", seed: int = 0, worker_t
     """
     if vec not in ("dummy", "subproc"):
         raise ValueError(f"vec must be 'dummy' or 'subproc', got {vec!r}")
-    if isinstance(n_envs, bool) or not isinstance(n_envs, (int, np.integer)) or n_envs < 1:
+    if not is_integer(n_envs) or n_envs < 1:
         raise ValueError(f"n_envs must be an int >= 1, got {n_envs!r}")
     check_match_seed(seed)  # env i is seeded seed + i: None or -1 failed in SB3's or numpy's code
-    if worker_threads is not None and (isinstance(worker_threads, bool) or not isinstance(worker_threads, int)
-                                       or worker_threads < 1):
+    if worker_threads is not None and (not is_integer(worker_threads) or worker_threads < 1):
         raise ValueError(f"worker_threads must be None or an int >= 1, got {worker_threads!r}")
     # Deferred on purpose: stable-baselines3 loads torch (heavy); the wrappers import without it.
     from stable_baselines3.common.monitor import Monitor

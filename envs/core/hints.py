@@ -26,6 +26,8 @@ from typing import Any, Callable, Literal, Mapping, TypeVar, Union, get_args, ge
 
 import numpy as np
 
+from cluegym.envs.core.text import is_integer
+
 __all__ = ["CoercionError", "coerce_value", "is_union", "type_name"]
 
 #: Text read as True / False for a bool option.
@@ -178,7 +180,7 @@ def _match_bool(value: Any, convert: bool) -> tuple[bool, Any]:
 
 
 def _match_int(value: Any, convert: bool) -> tuple[bool, Any]:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+    if is_integer(value):
         return True, int(value)
     if convert and isinstance(value, str):
         try:
@@ -189,7 +191,7 @@ def _match_int(value: Any, convert: bool) -> tuple[bool, Any]:
 
 
 def _match_float(value: Any, convert: bool) -> tuple[bool, Any]:
-    is_int = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    is_int = is_integer(value)
     if not (isinstance(value, (float, np.floating)) or (convert and (is_int or isinstance(value, str)))):
         return False, None
     try:

@@ -17,11 +17,16 @@ again in the next step, exactly as the AEC env would ask them, with the reason i
 
 Example:
     >>> from cluegym.envs import undercover_v0
+    >>> def policy(observation, info):  # a scripted seat: one description, the first legal vote
+    ...     vote = int(info["action_mask"]["vote"].argmax())
+    ...     return {"description": "it is round", "beliefs": "", "vote": vote}
     >>> env = undercover_v0.parallel_env()
     >>> observations, infos = env.reset(seed=0)
     >>> while env.agents:
-    ...     actions = {seat: policy(observations[seat]) for seat in env.agents if infos[seat]["acting"]}
+    ...     actions = {seat: policy(observations[seat], infos[seat]) for seat in env.agents if infos[seat]["acting"]}
     ...     observations, rewards, terminations, truncations, infos = env.step(actions)
+    >>> env.state().winner, rewards
+    ('civilians', {'player_0': 1.0, 'player_1': -1.0, 'player_2': -1.0, 'player_3': 1.0, 'player_4': 1.0})
 """
 
 from __future__ import annotations
@@ -143,8 +148,12 @@ def parallel_env_factory(raw_env: Callable[..., ClueGameEnv]) -> Callable[..., P
     """``parallel_env(**options)`` for a game whose module defines ``raw_env(**options)``.
 
     Example:
+        >>> from cluegym.envs.taboo.env import raw_env
         >>> parallel_env = parallel_env_factory(raw_env)
         >>> env = parallel_env(max_turns=4)
+        >>> observations, infos = env.reset(seed=0)
+        >>> env.agents, env.aec_env.game_config.max_turns
+        (['attacker', 'defender'], 4)
     """
 
     def parallel_env(**options: Any) -> ParallelClueEnv:

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from cluegym.envs.core.extensions import load_extension
-from cluegym.envs.core.text import describe
+from cluegym.envs.core.text import describe, is_integer
 
 #: The version of ``_rng.c``'s interface this module calls (its ``API``).
 _RNG_API = 1
@@ -78,7 +78,7 @@ def check_seed(seed: Any, name: str = "seed", *, optional: bool = True) -> None:
     """
     if seed is None and optional:
         return
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+    if not is_integer(seed):
         raise TypeError(f"{name} must be a non-negative integer{' or None' if optional else ''}, got {describe(seed)}")
     if seed < 0:
         raise ValueError(f"{name} must be a non-negative integer{' or None' if optional else ''}, got {seed}")

@@ -41,7 +41,7 @@ from typing import Any, Generic, Mapping, TypeVar, Union
 
 import numpy as np
 
-from cluegym.envs.core.text import describe
+from cluegym.envs.core.text import describe, is_integer
 
 StateT = TypeVar("StateT")
 #: What ``legal_mask`` returns: one int8 mask for a ``Discrete`` action, a dict of masks (one
@@ -105,7 +105,7 @@ def option_indices(value: object, name: str) -> list[int]:
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"reset option {name!r} must be a list of integers, got {describe(value)}")
     for item in value:
-        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+        if not is_integer(item):
             raise TypeError(f"reset option {name!r} must hold integers, got {describe(item)}")
     return [int(item) for item in value]
 

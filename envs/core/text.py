@@ -154,6 +154,18 @@ def quote_text(text: str) -> str:
     return json.dumps(str.__str__(text), ensure_ascii=True)
 
 
+def is_integer(value: object) -> bool:
+    """Whether ``value`` is an integer, Python's or numpy's, and not a bool: the test every
+    index, count and seed check starts from (``True`` is an ``int`` to Python, and reading it
+    as 1 hid a wrong value; ``np.bool_`` is no integer type).
+
+    Example:
+        >>> is_integer(3), is_integer(np.int64(3)), is_integer(True), is_integer(3.0)
+        (True, True, False, False)
+    """
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def type_name(value: object) -> str:
     """The type name of ``value`` for messages: numpy scalars by their Python type (so an
     ``np.int64`` reads like the ``int`` a record rebuilds); never raises."""

@@ -57,6 +57,23 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         """The seat's observation space, asked of the env directly."""
         return self.env.observation_space(agent)
 
+    def state(self) -> Any:
+        """The rules' State of the current game (the whole hidden state, for tests and tools;
+        None before the first reset), as the parallel env's ``state()`` gives it.
+
+        PettingZoo's ``state()`` is a global view for centralized critics; cluegym defines no
+        ``state_space``, and its global view is the State itself. The raw env holds it in its
+        ``state`` attribute, so PettingZoo's own wrapper, which calls ``self.env.state()``, met
+        a State where it expected a method (a TypeError).
+
+        Example:
+            >>> from cluegym.envs.taboo.env import env
+            >>> game = env(); game.reset(seed=0)
+            >>> game.state() is game.unwrapped.state
+            True
+        """
+        return self.unwrapped.state
+
     def forfeit(self, reason: str) -> None:
         """See :meth:`ClueGameEnv.forfeit`."""
         if not self._has_reset:

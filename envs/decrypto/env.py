@@ -70,7 +70,7 @@ import numpy as np
 from cluegym.envs.core import ClueGameEnv, int_box, mask_space, pad_texts, read_only, text_space, text_tuple, wrap
 from cluegym.envs.core.data import checked_game_words, shipped_word_list, word_list_option
 from cluegym.envs.core.rng import integers
-from cluegym.envs.core.text import describe
+from cluegym.envs.core.text import describe, is_integer
 from cluegym.envs.decrypto.prompts import (
     full_prompt, history_key, history_lines, quote_hint, seat_texts, summaries_text, turn_block, turn_key,
 )
@@ -304,7 +304,7 @@ class DecryptoEnv(ClueGameEnv):
                     self._rejected_parts = [h if type(h) is str else None for h in action]
                 return None, error
             return tuple([str(h) for h in action]), None
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if type(action) is not int and not is_integer(action):  # a plain int: no call
             return None, f"a guess must be an integer code index in 0..{len(self.codes) - 1}, got {describe(action)}"
         index = int(action)
         if not 0 <= index < len(self.codes):

@@ -4,8 +4,13 @@
 Both read a :class:`~cluegym.envs.dixit.state.DixitState` and never change it.
 
 Example:
+    >>> from cluegym.envs.dixit.env import raw_env
+    >>> env = raw_env(); env.reset(seed=0)
     >>> print(render_text(env.state, env.game_config, env.card_id))
-    >>> image = render_table(env.state, env.game_config, env.deck)   # uint8 (H, W, 3)
+    Dixit - round 1/24, phase story  scores: player_0=0, player_1=0, player_2=0, player_3=0
+    >>> image = render_table(env.state, env.game_config, env.deck)
+    >>> image.shape, image.dtype
+    ((336, 572, 3), dtype('uint8'))
 """
 
 from __future__ import annotations

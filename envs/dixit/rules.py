@@ -51,7 +51,7 @@ import numpy as np
 from cluegym.envs.core.rng import permutation
 from cluegym.envs.core.rules import GameRules
 from cluegym.envs.core.seats import seat_name
-from cluegym.envs.core.text import collapse_text, describe, type_name
+from cluegym.envs.core.text import collapse_text, describe, is_integer, type_name
 from cluegym.envs.dixit.config import PRESETS, DixitConfig
 from cluegym.envs.dixit.scoring import PARTIAL_POINTS, SCORINGS, RoundRecord, score_round
 from cluegym.envs.dixit.state import DixitState, listeners_of
@@ -113,7 +113,7 @@ class DixitRules(GameRules[DixitState]):
             if card not in self._card_numbers:
                 raise ValueError(f"card {card!r} is not in deck {self.deck_name!r}")
             return self._card_numbers[card]
-        if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)):
+        if not is_integer(card):
             raise TypeError(f"a card is its deck id (a string) or index (an integer), got {describe(card)}")
         return int(card)
 
@@ -260,7 +260,7 @@ class DixitRules(GameRules[DixitState]):
     def card_error(self, state: DixitState, seat: int, index: Any) -> str | None:
         """Why ``index`` is not a legal ``card`` for numbered ``seat`` now, or None."""
         if type(index) is not int:  # a plain int (most answers) needs no conversion
-            if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            if not is_integer(index):
                 return f"card must be an integer index, got {describe(index)}"
             index = int(index)
         if state.phase in ("story", "distract"):

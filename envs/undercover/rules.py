@@ -39,7 +39,7 @@ from cluegym.envs.core.matching import require_wordnet, says_word
 from cluegym.envs.core.rng import choice_without_replacement, integers, permutation
 from cluegym.envs.core.rules import GameRules, option_indices, option_texts
 from cluegym.envs.core.seats import seat_name
-from cluegym.envs.core.text import collapse_text, describe, to_charset, type_name
+from cluegym.envs.core.text import collapse_text, describe, is_integer, to_charset, type_name
 from cluegym.envs.undercover.beliefs import score_beliefs
 from cluegym.envs.undercover.config import CIVILIAN, SILENCE, TEAMS, UNDERCOVER, UndercoverConfig
 from cluegym.envs.undercover.state import RoundRecord, UndercoverState
@@ -47,6 +47,12 @@ from cluegym.envs.undercover.state import RoundRecord, UndercoverState
 # UndercoverConfig, SILENCE and CIVILIAN (from .config) are also imported from here by the
 # embedding baselines and the learner task, which name this module.
 __all__ = ["UndercoverRules", "UndercoverConfig", "SILENCE", "CIVILIAN"]
+
+
+def _is_game_index(value: object) -> bool:
+    """Whether ``value`` is a game's index in its match: an integer >= 0 (the reset's check
+    and the every-pair schedule's, which word their errors for their own callers)."""
+    return is_integer(value) and value >= 0
 
 
 class UndercoverRules(GameRules[UndercoverState]):
@@ -108,9 +114,7 @@ class UndercoverRules(GameRules[UndercoverState]):
         """
         cfg, options = self.config, options or {}
         game_index = options.get("game_index")
-        if game_index is not None and (
-            isinstance(game_index, bool) or not isinstance(game_index, (int, np.integer)) or game_index < 0
-        ):
+        if game_index is not None and not _is_game_index(game_index):
             raise ValueError(f"reset option 'game_index' must be an integer >= 0, got {describe(game_index)}")
         words = options.get("words")
         if words is None:
@@ -155,7 +159,7 @@ class UndercoverRules(GameRules[UndercoverState]):
         Raises:
             ValueError: no game index (or not a non-negative integer).
         """
-        if isinstance(game_index, bool) or not isinstance(game_index, (int, np.integer)) or game_index < 0:
+        if not _is_game_index(game_index):
             raise ValueError(
                 "pair_schedule='every_pair' needs the game's index in its match: "
                 f"reset(options={{'game_index': i}}) with i >= 0, got {describe(game_index)}"
@@ -238,7 +242,7 @@ class UndercoverRules(GameRules[UndercoverState]):
     def vote_error(self, state: UndercoverState, voter: int, target: object) -> str | None:
         """Why ``target`` is not a valid vote for ``voter``, or None: it must name another living player."""
         if type(target) is not int:  # a plain int (most votes) needs none of these checks
-            if isinstance(target, (bool, np.bool_)) or not isinstance(target, (int, np.integer)):
+            if not is_integer(target):
                 return f"a vote must be a player index in 0..{self.config.num_players - 1}, got {describe(target)}"
             target = int(target)
         if not 0 <= target < self.config.num_players:

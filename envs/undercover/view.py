@@ -20,9 +20,18 @@ shows them, strings and tuples; the one value shared but not frozen is the infos
 ``last_round`` dict (read-only by contract).
 
 Example:
-    >>> finished = finished_rounds(None, state, num_players=5, max_rounds=10)
-    >>> view = public_view(None, state, finished)
-    >>> view.transcript == transcript(state)
+    >>> from cluegym.envs.undercover.env import raw_env
+    >>> from cluegym.envs.undercover.prompts import transcript
+    >>> env = raw_env(); env.reset(seed=0)
+    >>> env.step({"description": "it is round", "beliefs": "", "vote": 1})
+    >>> finished = finished_rounds(None, env.state, num_players=5, max_rounds=10)
+    >>> view = public_view(None, env.state, finished)
+    >>> print(view.transcript)
+    Round 1 (speaking order: player_0, player_3, player_2, player_4, player_1)
+      player_0: "it is round"
+    Still in the game: player_0, player_1, player_2, player_3, player_4.
+    <BLANKLINE>
+    >>> view.transcript == transcript(env.state)
     True
 """
 

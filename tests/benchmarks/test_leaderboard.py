@@ -68,6 +68,27 @@ def test_one_agent_name_for_different_specs_is_refused(tmp_path):
                                      f"'glove' in {r}); ")
 
 
+def test_a_parameter_at_its_default_is_the_spec_without_it(tmp_path):
+    def undercover(folder: Path, agents: dict[str, str]) -> Path:
+        folder = write_tournament(folder, "undercover", agents, list(agents))
+        report = json.loads((folder / "ratings.json").read_text())
+        report["sides"] = [{"name": "civilians", "seats": ["player_0", "player_1", "player_2"]},
+                           {"name": "undercover", "seats": ["player_3", "player_4"]}]
+        (folder / "ratings.json").write_text(json.dumps(report))
+        return folder
+
+    p = undercover(tmp_path / "p", {"a": "glove", "b": "random"})
+    q = undercover(tmp_path / "q", {"a": "glove:k=8", "b": "random"})  # 8: k's default
+    r = undercover(tmp_path / "r", {"a": "glove:k=9", "b": "random"})
+    assert build_leaderboard([p, q])["rows"][0]["games_played"] == 2  # before: refused as two agents
+    with pytest.raises(ValueError, match="agent name 'a' stands for different agents"):
+        build_leaderboard([p, q, r])
+    # a report without its sides names no seats to read defaults at: only the same parameters match
+    hand = write_tournament(tmp_path / "hand", "undercover", {"a": "glove:k=8", "b": "random"}, ["a", "b"])
+    with pytest.raises(ValueError, match="agent name 'a' stands for different agents"):
+        build_leaderboard([p, hand])
+
+
 def set_at(keys: list[Any], value: Any) -> Callable[[dict[str, Any]], None]:
     """An edit of a report: set the value at a key path."""
     def edit(report: dict[str, Any]) -> None:

@@ -56,6 +56,19 @@ def test_registry_exposes_game_module_contract(game_id):
     assert set(module.DEFAULT_AGENTS) <= set(env.possible_agents) | {"*"}
 
 
+@pytest.mark.parametrize("game_id", GAMES)
+def test_state_is_the_games_state_in_every_api(game_id):
+    # PettingZoo's wrapper calls self.env.state(), which met the raw env's State attribute: a
+    # TypeError from env().state(); the parallel env's state() gave the State all along.
+    module = cluegym.env_module(game_id)
+    wrapped, parallel = module.env(), module.parallel_env()
+    assert wrapped.state() is None  # no game before the first reset
+    wrapped.reset(seed=3)
+    parallel.reset(seed=3)
+    assert wrapped.state() is wrapped.unwrapped.state is not None
+    assert type(parallel.state()) is type(wrapped.state())
+
+
 def _forfeit_to_the_end(env) -> dict:
     """Play the current game with every seat's fallback; return its record."""
     raw = env.unwrapped
