@@ -136,13 +136,20 @@ def check_match_counts(games: int, seed: int, concurrency: int) -> None:
         Traceback (most recent call last):
         ValueError: games must be >= 1, got 0
     """
-    _check_count("games", games)
+    check_count("games", games)
     check_match_seed(seed)
-    _check_count("concurrency", concurrency)
+    check_count("concurrency", concurrency)
 
 
-def _check_count(name: str, count: Any) -> None:
-    # a float or a bool (1.5, True) failed in range() inside the event loop, or counted as 1
+def check_count(name: str, count: Any) -> None:
+    """Raise TypeError unless ``count`` is an integer (a float or a bool, ``1.5`` or ``True``,
+    failed in ``range()`` inside the event loop, or counted as 1), ValueError when it is under 1.
+
+    Example:
+        >>> check_count("steps", 2.5)
+        Traceback (most recent call last):
+        TypeError: steps must be an integer >= 1, got 2.5
+    """
     if not is_integer(count):
         raise TypeError(f"{name} must be an integer >= 1, got {count!r}")
     if count < 1:

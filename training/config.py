@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import cluegym
 from cluegym.envs.core.text import is_integer
+from cluegym.harness.runner import check_count
 from cluegym.harness.seeding import check_match_seed
 from cluegym.training.policy_agent import ALGORITHMS
 from cluegym.wrappers.seat_task import learner_env_options
@@ -95,19 +96,18 @@ def check_algo_values(algo_kwargs: Mapping[str, Any]) -> None:
 
 
 def check_counts(config: Any, names: Iterable[str]) -> None:
-    """Raise ValueError unless each attribute ``names`` of ``config`` is an integer >= 1 (a
-    float such as ``steps=2.5`` was cut to 2 and ``True`` read as 1).
+    """Raise unless each attribute ``names`` of ``config`` is an integer >= 1 (a float such as
+    ``steps=2.5`` was cut to 2 and ``True`` read as 1), as a match checks its counts
+    (:func:`~cluegym.harness.runner.check_count`: TypeError for no integer, ValueError under 1).
 
     Example:
         >>> import types
         >>> check_counts(types.SimpleNamespace(steps=2.5), ["steps"])
         Traceback (most recent call last):
-        ValueError: steps must be >= 1 (an integer), got 2.5
+        TypeError: steps must be an integer >= 1, got 2.5
     """
     for name in names:
-        value = getattr(config, name)
-        if not is_integer(value) or value < 1:
-            raise ValueError(f"{name} must be >= 1 (an integer), got {value!r}")
+        check_count(name, getattr(config, name))
 
 
 def check_run_seeds(seed: Any, eval_seed: Any, library: str) -> None:

@@ -34,8 +34,9 @@ def test_a_run_refuses_before_it_touches_its_folder(tmp_path, changes, error, me
 
 
 @pytest.mark.parametrize("field, value, error, message", [
-    ("steps", 2.5, ValueError, "steps must be >= 1 \\(an integer\\), got 2.5"),
-    ("n_envs", True, ValueError, "n_envs must be >= 1 \\(an integer\\), got True"),
+    ("steps", 2.5, TypeError, "steps must be an integer >= 1, got 2.5"),
+    ("n_envs", True, TypeError, "n_envs must be an integer >= 1, got True"),
+    ("eval_games", 0, ValueError, "eval_games must be >= 1, got 0"),
     ("shaping", float("nan"), ValueError, "shaping must be a finite scale >= 0, got nan"),
     ("shaping", -2.0, ValueError, "shaping must be a finite scale >= 0"),
     ("shaping", "1", TypeError, "shaping must be a scale"),
