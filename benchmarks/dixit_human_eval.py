@@ -82,7 +82,11 @@ def sheet_rows(games: Iterable[dict[str, Any]], raters: int = 3) -> list[dict[st
     """One row per storyteller clue (the fallback clue ``(pass)`` is left out).
 
     Example:
+        >>> from cluegym.agents import run_match
+        >>> _ = run_match("dixit", {"*": "random"}, games=1, seed=0, results_path="games.jsonl", progress=False)
         >>> rows = sheet_rows(read_records("games.jsonl"), raters=2)
+        >>> len(rows), rows[0]["clue_id"], rows[0]["clue"], rows[0]["target"], rows[0]["target_number"]
+        (24, '0:0', 'pair', 'card_091', '1')
         >>> sorted(k for k in rows[0] if k.startswith("clarity"))
         ['clarity_1', 'clarity_2']
     """

@@ -14,8 +14,11 @@ benchmark meaningful for such agents. Any captioned deck (the paper's 84 cards, 
 them) is one ``deck=`` / ``captions=`` away.
 
 Example:
-    >>> bench = build_bench(get_deck("path/to/cards", "path/to/captions.json"))
+    >>> bench = build_bench(get_deck())  # the shipped deck; get_deck("cards/", "captions.json") for yours
+    >>> bench["metadata"]["cards"], len(bench["items"]), bench["metadata"]["similarity_model"]
+    (96, 192, 'all-MiniLM-L6-v2')
     >>> save_bench(bench, "dixitbench.json")
+    PosixPath('dixitbench.json')
 """
 
 from __future__ import annotations
@@ -142,7 +145,8 @@ def save_bench(bench: dict[str, Any], path: str | Path) -> Path:
     """Write a benchmark as JSON (creating folders), atomically: a failed write leaves the old file.
 
     Example:
-        >>> save_bench(build_bench(), "out/dixitbench.json")
+        >>> save_bench(build_bench(clue="word"), "out/dixitbench_word.json")
+        PosixPath('out/dixitbench_word.json')
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

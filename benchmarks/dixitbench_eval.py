@@ -17,8 +17,21 @@ Observations are those of a Dixit vote: ``prompt`` (the strategy's prompt), ``ph
 and with ``reveal_captions`` the ``candidate_captions``.
 
 Example:
-    >>> results = evaluate(load_bench("dixitbench.json"), "vision", strategies=("direct",))
+    >>> from cluegym.benchmarks.dixitbench_build import build_bench, load_bench, save_bench
+    >>> save_bench(build_bench(get_deck()), "dixitbench.json")
+    PosixPath('dixitbench.json')
+    >>> results = evaluate(load_bench("dixitbench.json"), "vision", strategies=("direct",))  # doctest: +SKIP
+    >>> print(format_table(results))  # doctest: +SKIP
+    strategy        Easy    Hard   Total  invalid
+    direct         30.21   27.08   28.65        0
+
+    A caption-reading agent, on the first 24 items (it matches the caption clues word for word):
+
+    >>> results = evaluate(load_bench("dixitbench.json"), "caption", reveal_captions=True, limit=24)
     >>> print(format_table(results))
+    strategy        Easy    Hard   Total  invalid
+    direct        100.00  100.00  100.00        0
+    entailment    100.00  100.00  100.00        0
 """
 
 from __future__ import annotations
@@ -78,6 +91,8 @@ def item_observation(
     then ``"task"`` is ``"entailment"``).
 
     Example:
+        >>> from cluegym.benchmarks.dixitbench_build import build_bench
+        >>> bench = build_bench(get_deck())
         >>> obs = item_observation(bench["items"][0], get_deck(), strategy="entailment", candidate=2)
         >>> obs["task"], obs["candidates"].shape[0]
         ('entailment', 1)
@@ -267,6 +282,8 @@ def format_table(results: dict[str, Any]) -> str:
 
     Example:
         >>> print(format_table({"strategies": {"direct": {"easy": 50, "hard": 25, "total": 37.5, "invalid": 0}}}))
+        strategy        Easy    Hard   Total  invalid
+        direct         50.00   25.00   37.50        0
     """
     lines = [f"{'strategy':<12}{'Easy':>8}{'Hard':>8}{'Total':>8}{'invalid':>9}"]
     for strategy, row in results["strategies"].items():

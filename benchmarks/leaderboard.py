@@ -14,8 +14,19 @@ The HTML page is one self-contained file (the heatmaps are embedded as data URIs
 offline.
 
 Example:
-    >>> board = build_leaderboard(["runs/decrypto", "runs/taboo"])
-    >>> print(leaderboard_markdown(board))
+    >>> from cluegym.benchmarks.tournament import run_tournament
+    >>> for game in ("taboo", "undercover"):
+    ...     _ = run_tournament(game, {"glove": "glove", "rand": "random"}, games=2, seed=0,
+    ...                        out_dir=f"runs/{game}", progress=False)
+    >>> board = build_leaderboard(["runs/taboo", "runs/undercover"])
+    >>> print(leaderboard_markdown(board))  # doctest: +ELLIPSIS
+    # Leaderboard
+    <BLANKLINE>
+    | rank | agent | rank score | mean score | taboo | undercover |
+    |---|---|---|---|---|---|
+    | 1 | glove | 1.00 | 0.88 | #1/2 (5.3) | #1/2 (8.7) |
+    | 2 | rand | 0.00 | 0.12 | #2/2 (-1.7) | #2/2 (-5.0) |
+    ...
 
     cluegym leaderboard runs/decrypto runs/taboo --out runs/leaderboard
 """

@@ -14,9 +14,32 @@ page would never send (a bad or oversized ``Content-Length``, a body that is no 
 4xx status with a one-line JSON reason, and the server goes on serving.
 
 Example:
-    >>> session = PlaySession("dixit", "player_0", {"*": "random"}, env_kwargs={"num_rounds": 2})
+    Here the page's requests are made from Python, answering as a person would type:
+
+    >>> import json, time, urllib.request
+    >>> session = PlaySession("dixit", "player_0", {"*": "random"}, env_kwargs={"num_rounds": 2})  # port 0: a free one
+    >>> session.url.startswith("http://127.0.0.1:")
+    True
     >>> session.start()          # serves on session.url, plays in a background thread
-    >>> session.wait()           # the match summary, once the games are over
+    >>> def answer(turn):        # storyteller: a card and a clue; else a card that is not one's own
+    ...     phase, own = turn["fields"]["phase"], turn["fields"]["own_candidate"]
+    ...     return "card=1; clue=a quiet sunset" if phase == 0 else "2" if own == 0 else "1"
+    >>> deadline = time.monotonic() + 60
+    >>> while time.monotonic() < deadline:  # what the page does: poll the state, post the answers
+    ...     state = json.load(urllib.request.urlopen(session.url + "state"))
+    ...     if state["status"] == "over":
+    ...         break
+    ...     if state["status"] == "your_turn":
+    ...         body = json.dumps({"turn_id": state["turn"]["turn_id"], "text": answer(state["turn"])}).encode()
+    ...         _ = urllib.request.urlopen(session.url + "answer", data=body)
+    ...     time.sleep(0.05)
+    >>> state["status"]
+    'over'
+    >>> # wait(): the match summary, once the games are over, and the server shut down (close()
+    >>> # instead stops a session cut short: wait() would wait for the answers still missing)
+    >>> summary = session.wait() if state["status"] == "over" else session.close()
+    >>> summary["ok"], summary["agent_stats"]["player_0"], summary["metrics"]["seat:player_0"]["mean_score"]
+    (True, {'decisions': 3.0, 'unreadable_answers': 0.0, 'env_rejections': 0.0}, 3.0)
 
     cluegym play dixit --seat player_0 --agent '*=caption' --env num_rounds=4
 """

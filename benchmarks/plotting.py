@@ -6,6 +6,7 @@ Example:
     >>> plt = pyplot()
     >>> fig, ax = plt.subplots()
     >>> save_figure(fig, "out/figure.png")
+    PosixPath('out/figure.png')
 """
 
 from __future__ import annotations

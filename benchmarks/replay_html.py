@@ -10,8 +10,14 @@ the final table) closes the page. Images are embedded as PNG data URIs, each dis
 once; the page needs no server and no network.
 
 Example:
-    >>> record = load_record("runs/decrypto/matches/000-glove-vs-rand.jsonl", game=0)
-    >>> Path("game0.html").write_text(replay_html(record))
+    >>> from cluegym.agents import run_match
+    >>> _ = run_match("decrypto", {"*": "random"}, games=1, seed=0, results_path="decrypto.jsonl",
+    ...               progress=False)
+    >>> record = load_record("decrypto.jsonl", game=0)
+    >>> page = replay_html(record)
+    >>> page.startswith("<!DOCTYPE html>"), record["result"]["winner"]
+    (True, 'interceptor')
+    >>> _ = Path("game0.html").write_text(page)  # opens offline in any browser
 
     cluegym replay runs/dixit/matches/000-a-vs-b.jsonl --game 3 --html dixit3.html
 """

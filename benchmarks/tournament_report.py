@@ -5,8 +5,34 @@ the new one. The heatmap follows the papers' head-to-head figures: one cell per 
 agent's score against the column agent, annotated, on a red (loses) to green (wins) scale.
 
 Example:
-    >>> write_reports(Path("runs/taboo"), report, outcomes)
+    A tiny tournament (it writes these files itself), its games read back and reported again
+    into another folder:
+
+    >>> import json
+    >>> from cluegym.benchmarks.tournament import run_tournament
+    >>> report = run_tournament("taboo", {"glove": "glove", "rand": "random"}, games=4, seed=0,
+    ...                         out_dir="runs/taboo", progress=False)
+    >>> outcomes = [GameOutcome(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(line).items()})
+    ...             for line in Path("runs/taboo/games.jsonl").read_text().splitlines()]
+    >>> outcomes[0]
+    GameOutcome(match='000-glove-vs-rand', index=0, agents=('glove', 'rand'), sides=('attacker', 'defender'), scores=(1.0, -1.0))
+    >>> Path("runs/report").mkdir(parents=True, exist_ok=True)
+    >>> write_reports(Path("runs/report"), report, outcomes)
+    >>> sorted(path.name for path in Path("runs/report").iterdir())
+    ['games.jsonl', 'head_to_head.csv', 'head_to_head.png', 'ratings.json', 'ratings.md']
     >>> print(format_report(report))
+    # taboo tournament
+    <BLANKLINE>
+    2 agents, 4 games per match and orientation, seed 0; sides: attacker (attacker) vs defender (defender).
+    ...
+    | rank | agent | spec | ordinal | mu | sigma | 95% interval | games | W | D | L | score |
+    |---|---|---|---|---|---|---|---|---|---|---|---|
+    | 1 | glove | `glove` | 8.81 | 30.61 | 7.27 | 16.4 .. 44.9 | 8 | 4 | 4 | 0 | 0.75 |
+    | 2 | rand | `random` | -2.41 | 19.39 | 7.27 | 5.1 .. 33.6 | 8 | 0 | 4 | 4 | 0.25 |
+    ...
+    | 000-glove-vs-rand | glove | rand | 4 | 0 | yes |
+    | 001-rand-vs-glove | rand | glove | 4 | 0 | yes |
+    <BLANKLINE>
 """
 
 from __future__ import annotations

@@ -33,10 +33,20 @@ class Forfeit(Exception):
     Also importable as ``cluegym.agents.base.Forfeit``.
 
     Example:
+        >>> import asyncio
+        >>> import cluegym
+        >>> class Resigner:
+        ...     async def act_async(self, observation, info): raise Forfeit("no idea")
+        >>> agent, env = Resigner(), cluegym.make("decrypto")
+        >>> env.reset(seed=0)
+        >>> observation, reward, terminated, truncated, info = env.last()
         >>> try:
-        ...     action = await agent.act_async(observation, info)
+        ...     action = asyncio.run(agent.act_async(observation, info))  # the harness awaits it
         ... except Forfeit as exc:
         ...     env.unwrapped.forfeit(str(exc))
+        >>> step = env.unwrapped.game_record()["steps"][-1]
+        >>> step["agent"], step["forfeit"], step["fallback"]["action"]
+        ('alice', 'no idea', ['(pass)', '(pass)', '(pass)'])
     """
 
 

@@ -18,7 +18,7 @@ Ray is an optional dependency (``pip install 'cluegym[rllib]'``).
 
 Example:
     >>> from cluegym.agents import run_match
-    >>> summary = run_match("decrypto", {"*": "glove"}, games=64, ray_address="auto",
+    >>> summary = run_match("decrypto", {"*": "glove"}, games=64, ray_address="auto",  # doctest: +SKIP
     ...                     results_path="games.jsonl")
 """
 
@@ -72,6 +72,15 @@ def play_match_game_until_stopped(stop: Any, game: str, seats: dict[str, str], i
     Args:
         game_args: ``seed``, ``env_kwargs``, ``signature`` and ``make_agent``, as
             :func:`~cluegym.harness.match_game.play_match_game` takes them.
+
+    Example:
+        >>> from cluegym.agents import make_agent
+        >>> seats = {"alice": "random", "bob": "random", "eve": "random"}
+        >>> signature = {"game": "decrypto", "seats": seats, "seed": 0, "env": {}}
+        >>> row, line = play_match_game_until_stopped(None, "decrypto", seats, 3, seed=0, env_kwargs={},
+        ...                                           signature=signature, make_agent=make_agent)
+        >>> row["index"], row["record"]["result"]["winner"], row["record"]["returns"]
+        (3, 'interceptor', {'alice': -1.0, 'bob': -1.0, 'eve': 1.0})
     """
 
     async def stopped() -> bool:
@@ -108,6 +117,11 @@ def check_ray_address(address: str) -> None:
     Raises:
         ValueError: an empty address.
         RayNotInstalledError: Ray is missing.
+
+    Example:
+        >>> check_ray_address(" ")
+        Traceback (most recent call last):
+        ValueError: ray_address must be HOST:PORT, 'auto' or 'local', got ' '
     """
     if not isinstance(address, str) or not address.strip():
         raise ValueError(f"ray_address must be HOST:PORT, 'auto' or 'local', got {address!r}")

@@ -12,7 +12,7 @@ Example:
     >>> env = cluegym.make("decrypto")
     >>> seats = resolve_seats("decrypto", {"*": "random"}, env.possible_agents)
     >>> agents = build_agents("decrypto", env, seats, make_agent=make_agent)
-    >>> record = play_game(env, agents, seed=3)
+    >>> record = play_game(env, agents, seed=3, agent_seeds={"alice": 0, "bob": 1, "eve": 2})  # the same game every run
     >>> record["returns"], record["result"]["winner"]
     ({'alice': -1.0, 'bob': -1.0, 'eve': 1.0}, 'interceptor')
 """

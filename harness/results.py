@@ -7,8 +7,27 @@ wins). Rows written before agent stats were logged count as zeros. The summary's
 are sums over the rows, so a resumed match reports what an uninterrupted one would.
 
 Example:
+    >>> from cluegym.agents import make_agent
+    >>> from cluegym.agents.llm.backends.scripted import ScriptedBackend
+    >>> from cluegym.harness.match_game import play_match_game
+    >>> def scripted_llm(spec, **kwargs):  # an LLM agent whose replies are scripted (no model)
+    ...     agent = make_agent(spec, **kwargs)
+    ...     if spec == "llm-cot":
+    ...         agent.backend = ScriptedBackend(['ANSWER: {"guess": "1-2-3"}'])
+    ...     return agent
+    >>> seats = {"alice": "random", "bob": "llm-cot", "eve": "random"}
+    >>> signature = match_signature("decrypto", seats, 0, {})
+    >>> with open("games.jsonl", "w") as file:
+    ...     for index in range(2):
+    ...         row, line = play_match_game("decrypto", seats, index, seed=0, env_kwargs={},
+    ...                                     signature=signature, make_agent=scripted_llm)
+    ...         _ = file.write(line)
     >>> rows = load_rows(Path("games.jsonl"), signature)
-    >>> sum_agent_stats({"bob": "llm"}, [row.get("agent_stats") for row in rows.values()])
+    >>> sorted(rows)
+    [0, 1]
+    >>> totals = sum_agent_stats(seats, [row.get("agent_stats") for row in rows.values()])
+    >>> totals["alice"], {key: totals["bob"][key] for key in ("decisions", "llm_calls", "parse_failures")}
+    ({}, {'decisions': 4.0, 'llm_calls': 4.0, 'parse_failures': 0.0})
 """
 
 from __future__ import annotations

@@ -22,8 +22,9 @@ The harness does not know the agent registry: the caller passes the agent factor
 Example:
     >>> from cluegym.agents import make_agent
     >>> summary = run_match("decrypto", {"alice": "glove:k=16", "bob": "glove", "eve": "word2vec"},
-    ...                     make_agent=make_agent, games=32, seed=0)
+    ...                     make_agent=make_agent, games=32, seed=0, progress=False)
     >>> summary["metrics"]["avg_turns"], summary["ok"]
+    (4.5, True)
 """
 
 from __future__ import annotations

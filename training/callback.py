@@ -26,7 +26,13 @@ class TrainingClock:
     """Training wall time, excluding the time spent evaluating.
 
     Example:
-        >>> clock = TrainingClock(); clock.pause(seconds_spent_evaluating); minutes = clock() / 60
+        >>> import time
+        >>> clock = TrainingClock()
+        >>> began = time.perf_counter(); time.sleep(0.2)  # an evaluation mid-training
+        >>> seconds_spent_evaluating = time.perf_counter() - began
+        >>> clock.pause(seconds_spent_evaluating); minutes = clock() / 60
+        >>> clock() < 0.1  # the 0.2 s spent evaluating is not training time
+        True
     """
 
     def __init__(self) -> None:

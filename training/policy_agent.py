@@ -7,8 +7,23 @@ options and game options it was trained with). :class:`PolicyAgent` rebuilds the
 it was trained on, and always picks a legal choice: masked argmax over the policy's logits
 (PPO, MaskablePPO, A2C) or Q-values (DQN), whatever the algorithm.
 
+From the shell: ``cluegym run decrypto --agent eve=ppo:path=runs/decrypto-eve/policy.zip --games 100``.
+
 Example:
-    >>> cluegym run decrypto --agent eve=ppo:path=runs/decrypto-eve/policy.zip --games 100
+    A (barely trained) policy saved and played from Python, as ``cluegym run`` does:
+
+    >>> from sb3_contrib import MaskablePPO
+    >>> from cluegym.agents import run_match
+    >>> from cluegym.wrappers.vec_env import make_vec_env
+    >>> env = make_vec_env(1, seed=0, game="decrypto", seat="eve", opponents={"alice": "random", "bob": "random"})
+    >>> model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu").learn(64)
+    >>> save_policy(model, "runs/decrypto-eve/policy", {"game": "decrypto", "seat": "eve", "algo": "maskable_ppo"})
+    PosixPath('runs/decrypto-eve/policy.zip')
+    >>> summary = run_match("decrypto", {"alice": "glove:k=16", "bob": "glove",
+    ...                                  "eve": "ppo:path=runs/decrypto-eve/policy.zip"},
+    ...                     games=8, seed=0, progress=False)
+    >>> summary["ok"], summary["metrics"]["games"], summary["metrics"]["interception_rate"]
+    (True, 8, 0.046875)
 """
 
 from __future__ import annotations

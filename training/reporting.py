@@ -2,7 +2,12 @@
 and what a run that stopped before its end keeps (:func:`keep_stopped_run`).
 
 Example:
+    >>> from pathlib import Path
+    >>> summary = {"metric": "interception_rate", "baselines": {"glove": 0.35, "random": 0.04},
+    ...            "curve": [{"steps": 0, "interception_rate": 0.05}, {"steps": 512, "interception_rate": 0.12}]}
+    >>> Path("runs/eve").mkdir(parents=True, exist_ok=True)
     >>> plot_curve(summary["curve"], summary["metric"], "runs/eve/curve.png", baselines=summary["baselines"])
+    PosixPath('runs/eve/curve.png')
 """
 
 from __future__ import annotations
@@ -95,6 +100,8 @@ def keep_stopped_run(out: str | Path, rows: list[dict[str, Any]], steps: int, er
         The note.
 
     Example:
+        >>> from pathlib import Path
+        >>> Path("runs/eve").mkdir(parents=True, exist_ok=True)  # the run's folder, claimed at its start
         >>> keep_stopped_run("runs/eve", [{"steps": 0, "interception_rate": 0.1}], 512, KeyboardInterrupt())  # doctest: +ELLIPSIS
         'the run stopped after 512 env steps, before its summary.json; runs/eve keeps eval.csv (1 evaluation)...'
     """

@@ -26,8 +26,15 @@ is rounded up to whole iterations, as the run says.
 Example:
     >>> cfg = RLlibTrainConfig("undercover", seats=["player_0", "player_1", "player_2"],
     ...                        opponents={"*": ["glove:infer=false"]}, baselines=["glove:infer=false"])
-    >>> summary = train_rllib(cfg)
-    >>> summary["final"]["vote_accuracy"]
+    >>> cfg.out, cfg.steps
+    ('runs/undercover-player_0+player_1+player_2-rllib-s0', 20000)
+    >>> summary = train_rllib(cfg)  # doctest: +SKIP
+    [undercover/player_0+player_1+player_2] baseline glove:infer=false: vote_accuracy 0.858
+    [undercover/player_0+player_1+player_2] step       0  vote_accuracy 0.652  (0.0 min training)
+    ...
+    [undercover/player_0+player_1+player_2] step   20480  vote_accuracy 0.917  (1.8 min training)
+    >>> round(summary["final"]["vote_accuracy"], 3)  # doctest: +SKIP
+    0.917
 """
 
 from __future__ import annotations
@@ -77,7 +84,14 @@ def _learning_view(config: RLlibTrainConfig) -> PooledMultiSeatEnv:
 
 def seat_metric_names(view: PooledMultiSeatEnv) -> tuple[dict[str, str], str]:
     """Each learning seat's metric column (``SEAT:METRIC``) and the headline metric: the metric
-    the seats share (averaged over them), else the first seat's column."""
+    the seats share (averaged over them), else the first seat's column.
+
+    Example:
+        >>> from cluegym.training.rllib_env import PooledMultiSeatEnv
+        >>> view = PooledMultiSeatEnv("undercover", ["player_0", "player_1"], opponents={"*": ["random"]})
+        >>> seat_metric_names(view)
+        ({'player_0': 'player_0:vote_accuracy', 'player_1': 'player_1:vote_accuracy'}, 'vote_accuracy')
+    """
     names = {seat: evaluation_metric(task) for seat, task in view.tasks.items()}
     columns = {seat: f"{seat}:{name}" for seat, name in names.items()}
     shared = set(names.values())

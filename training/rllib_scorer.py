@@ -8,8 +8,23 @@ learns about one choice (a player to vote for, a code) holds for all of them. Th
 network stays RLlib's MLP; masking is RLlib's ``ActionMaskingTorchRLModule``'s.
 
 Example:
-    >>> RLModuleSpec(module_class=ScorerMaskingTorchRLModule,
-    ...              model_config={"fcnet_hiddens": [64, 64], "per_choice": 11, "feature_size": 59})
+    >>> import gymnasium as gym
+    >>> import numpy as np
+    >>> import torch
+    >>> from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    >>> spec = RLModuleSpec(module_class=ScorerMaskingTorchRLModule,
+    ...                     model_config={"fcnet_hiddens": [64, 64], "per_choice": 11, "feature_size": 59})
+    >>> spec.observation_space = gym.spaces.Dict({  # 5 choices x 11 features + 4 of context
+    ...     "action_mask": gym.spaces.Box(0, 1, (5,), np.float32),
+    ...     "observations": gym.spaces.Box(-np.inf, np.inf, (59,), np.float32)})
+    >>> spec.action_space = gym.spaces.Discrete(5)
+    >>> module = spec.build()
+    >>> type(module.pi).__name__, module.pi.n_choices, module.pi.per_choice, module.pi.context
+    ('ChoiceScorer', 5, 11, 4)
+    >>> batch = {"obs": {"action_mask": torch.tensor([[1.0, 1.0, 0.0, 1.0, 0.0]]), "observations": torch.zeros(1, 59)}}
+    >>> logits = module.forward_inference(batch)["action_dist_inputs"]
+    >>> (logits > -1e9).tolist()  # the masked choices get (almost) minus infinity
+    [[True, True, False, True, False]]
 """
 
 from __future__ import annotations

@@ -8,7 +8,12 @@ rounded up to that granularity; :func:`update_granularity` says what it is,
 and :func:`same_parameters` checks a saved policy against the model it came from.
 
 Example:
-    >>> rule = update_granularity(model)[1]          # 'MaskablePPO rollout = 256 steps x 4 envs'
+    >>> from sb3_contrib import MaskablePPO
+    >>> from cluegym.wrappers.vec_env import make_vec_env
+    >>> env = make_vec_env(4, seed=0, game="decrypto", seat="eve", opponents={"alice": "random", "bob": "random"})
+    >>> model = MaskablePPO("MlpPolicy", env, n_steps=256, seed=0, device="cpu")
+    >>> rule = update_granularity(model)[1]; rule
+    'MaskablePPO rollout = 256 steps x 4 envs'
     >>> steps_rounding(4000, rounded_steps(4000, 1024), rule)
     '4,000 rounded up to 4,096 (MaskablePPO rollout = 256 steps x 4 envs)'
 """
@@ -32,7 +37,11 @@ def update_granularity(model: Any) -> tuple[int | None, str]:
     ``model.num_timesteps`` is the truth either way.
 
     Example:
-        >>> update_granularity(MaskablePPO("MlpPolicy", vec_env_of_4, n_steps=256))
+        >>> from sb3_contrib import MaskablePPO
+        >>> from cluegym.wrappers.vec_env import make_vec_env
+        >>> vec_env_of_4 = make_vec_env(4, seed=0, game="decrypto", seat="eve",
+        ...                             opponents={"alice": "random", "bob": "random"})
+        >>> update_granularity(MaskablePPO("MlpPolicy", vec_env_of_4, n_steps=256, seed=0, device="cpu"))
         (1024, 'MaskablePPO rollout = 256 steps x 4 envs')
     """
     n_envs = int(model.n_envs)

@@ -28,10 +28,20 @@ task of a game that declares only its env) is measured by the seat's mean episod
 :mod:`.evaluation`, :mod:`.callback` (what happens while SB3 learns), :mod:`.reporting`.
 
 Example:
-    >>> cfg = TrainConfig("decrypto", "eve", steps=30_000, opponents={"alice": ["glove:k=16"], "bob": ["glove"]},
+    A short run (a real one trains tens of thousands of steps on ``n_envs=4``):
+
+    >>> cfg = TrainConfig("decrypto", "eve", steps=256, n_envs=1, eval_games=10, progress=False,
+    ...                   opponents={"alice": ["glove:k=16"], "bob": ["glove"]},
     ...                   baselines=["glove", "random"], out="runs/decrypto-eve")
     >>> result = train(cfg)
-    >>> result["final"]["interception_rate"]
+    >>> result["steps"], [row["steps"] for row in result["curve"]]
+    (256, [0, 256])
+    >>> round(result["untrained"]["interception_rate"], 3), round(result["final"]["interception_rate"], 3)
+    (0.05, 0.465)
+    >>> result["baselines"]
+    {'glove': 0.46511627906976744, 'random': 0.05}
+    >>> sorted(path.name for path in Path("runs/decrypto-eve").iterdir())
+    ['checkpoints', 'config.json', 'curve.png', 'eval.csv', 'policy.json', 'policy.zip', 'progress.csv', 'summary.json']
 """
 
 from __future__ import annotations

@@ -13,9 +13,14 @@ and ``Tuple`` entries included. Text (the prompt, clues, histories) is skipped.
   policy what is still possible.
 
 Example:
-    >>> features = NumericFeatures(env.observation_space("guesser"))
-    >>> features(env.observe("guesser")).shape == features.observation_space.shape
+    >>> import cluegym
+    >>> env = cluegym.make("decrypto")
+    >>> env.reset(seed=0)
+    >>> features = NumericFeatures(env.observation_space("bob"))
+    >>> features(env.observe("bob")).shape == features.observation_space.shape
     True
+    >>> features.observation_space.shape
+    (107,)
 """
 
 from __future__ import annotations

@@ -25,9 +25,14 @@ class PolicyPool:
         latest_prob: chance of facing the newest snapshot when there is one.
 
     Example:
+        >>> import numpy as np
         >>> pool = PolicyPool(["glove", "random"])
-        >>> pool.add_snapshot("runs/eve/snapshots/step_10000.zip")
-        >>> pool.sample(np.random.default_rng(0))
+        >>> pool.add_snapshot("runs/eve/snapshots/step_10000.zip")  # a spec only: the file is read when played
+        >>> pool
+        PolicyPool(['glove', 'random'], snapshots=1)
+        >>> rng = np.random.default_rng(0)
+        >>> [pool.sample(rng) for _ in range(4)]
+        ['random', 'ppo:path=runs/eve/snapshots/step_10000.zip', 'ppo:path=runs/eve/snapshots/step_10000.zip', 'glove']
     """
 
     def __init__(self, entries: Sequence[str], max_snapshots: int = 5, latest_prob: float = 0.5) -> None:

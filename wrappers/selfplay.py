@@ -27,7 +27,9 @@ does not offer (outside ``0..n - 1``, or past its candidates) is rejected the sa
 Example:
     >>> from sb3_contrib import MaskablePPO
     >>> env = SelfPlayEnv("decrypto", "eve", opponents={"alice": "glove:k=16", "bob": "glove"})
-    >>> model = MaskablePPO("MlpPolicy", env, seed=0).learn(20_000)
+    >>> model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, seed=0)
+    >>> model.learn(256).num_timesteps  # a smoke run; the README trains Eve for 4,000-8,000 steps
+    256
 
 Several copies for SB3: :func:`cluegym.wrappers.vec_env.make_vec_env`.
 """

@@ -17,7 +17,16 @@ over the runner-up.
 The shaping potential of Taboo is 0: its only score is the outcome.
 
 Example:
+    >>> from cluegym.wrappers.selfplay import SelfPlayEnv
     >>> env = SelfPlayEnv("taboo", "defender", opponents={"attacker": "glove"})
+    >>> env.observation_space, env.action_space
+    (Box(-1.0, 1.0, (43,), float32), Discrete(8))
+    >>> observation, info = env.reset(seed=0)
+    >>> info["action_mask"]  # no guess yet, or one of the 7 candidate words
+    array([ True,  True,  True,  True,  True,  True,  True,  True])
+    >>> observation, reward, terminated, truncated, info = env.step(0)  # not guessing yet
+    >>> reward, terminated
+    (0.0, False)
 """
 
 from __future__ import annotations

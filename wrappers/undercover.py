@@ -18,7 +18,13 @@ plus context: the round, the share of players alive, and how well the learner's 
 descriptions fit the table (a hint that the learner itself may be the odd one out).
 
 Example:
+    >>> from cluegym.wrappers.selfplay import SelfPlayEnv
     >>> env = SelfPlayEnv("undercover", "player_0", opponents={"*": "glove"})
+    >>> env.observation_space, env.action_space  # 11 features per player and 4 of context
+    (Box(-1.0, 1.0, (59,), float32), Discrete(5))
+    >>> observation, info = env.reset(seed=0)
+    >>> info["action_mask"]  # a vote for any living player but itself
+    array([False,  True,  True,  True,  True])
 """
 
 from __future__ import annotations

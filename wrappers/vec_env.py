@@ -1,9 +1,13 @@
 """Vectorised self-play: ``n`` :class:`~cluegym.wrappers.selfplay.SelfPlayEnv` copies for SB3.
 
 Example:
-    >>> env = make_vec_env(4, vec="subproc", seed=0, game="decrypto", seat="eve",
+    >>> env = make_vec_env(2, vec="dummy", seed=0, game="decrypto", seat="eve",
     ...                    opponents={"alice": "glove:k=16", "bob": "glove"})
-    >>> MaskablePPO("MlpPolicy", env).learn(10_000)
+    >>> env.num_envs, env.reset().shape
+    (2, (2, 127))
+    >>> from sb3_contrib import MaskablePPO  # doctest: +SKIP
+    >>> MaskablePPO("MlpPolicy", env).learn(10_000)  # doctest: +SKIP
+    >>> env.close()
 """
 
 from __future__ import annotations

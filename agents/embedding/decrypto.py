@@ -24,9 +24,27 @@ model (word2vec binary or text, GloVe text, gensim ``KeyedVectors``; see
 ``glove:vectors=glove.840B.300d.txt``; the hint vocabulary is then the shipped nouns that the
 vectors know.
 
+From the command line::
+
+    cluegym run decrypto --agent alice=glove:k=16 --agent bob=glove --agent eve=word2vec
+    cluegym run decrypto --agent 'bob=word2vec:vectors=GoogleNews-vectors-negative300.bin'
+
 Example:
-    >>> cluegym run decrypto --agent alice=glove:k=16 --agent bob=glove --agent eve=word2vec
-    >>> cluegym run decrypto --agent 'bob=word2vec:vectors=GoogleNews-vectors-negative300.bin'
+    >>> from cluegym.agents import run_match
+    >>> summary = run_match("decrypto", {"alice": "glove:k=16", "bob": "glove", "eve": "word2vec"},
+    ...                     games=4, seed=0, progress=False)
+    >>> summary["ok"], summary["metrics"]["avg_turns"], summary["metrics"]["encoder_win_rate"]
+    (True, 4.25, 0.0)
+    >>> # any word vectors: here a small word2vec binary file cut from the packaged GloVe
+    >>> from gensim.models import KeyedVectors
+    >>> from cluegym.agents.encoders.loaders import load_embedding
+    >>> glove = load_embedding("glove")
+    >>> vectors = KeyedVectors(glove.vector_size)
+    >>> vectors.add_vectors(glove.index_to_key[:20000], glove.vectors[:20000])
+    >>> vectors.save_word2vec_format("vectors.bin", binary=True)
+    >>> summary = run_match("decrypto", {"bob": "word2vec:vectors=vectors.bin"}, games=4, seed=0, progress=False)
+    >>> summary["seats"], summary["metrics"]["miscommunication_rate"]
+    ({'alice': 'glove:k=16', 'bob': 'word2vec:vectors=vectors.bin', 'eve': 'word2vec'}, 0.266...)
 """
 
 from __future__ import annotations

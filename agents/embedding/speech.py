@@ -16,6 +16,7 @@ Example:
     >>> words = WordEncoder("glove")
     >>> vocab = Vocabulary.for_embedding("glove", words)
     >>> vocab.neighbours(SpeechEncoder(words).word("bee"), k=5)
+    ['bee', 'rat', 'hen', 'wee', 'eel']
 """
 
 from __future__ import annotations

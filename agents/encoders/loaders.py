@@ -289,7 +289,16 @@ def load_vectors(path: str | Path, limit: int | None = None) -> "KeyedVectors":
         ValueError: not a word-vector file, or ``limit`` < 1.
 
     Example:
-        >>> kv = load_vectors("GoogleNews-vectors-negative300.bin", limit=500_000)
+        >>> from gensim.models import KeyedVectors
+        >>> glove = load_embedding("glove")  # a small word2vec binary file, standing in for GoogleNews
+        >>> small = KeyedVectors(glove.vector_size)
+        >>> small.add_vectors(glove.index_to_key[:5000], glove.vectors[:5000])
+        >>> small.save_word2vec_format("vectors.bin", binary=True)
+        >>> kv = load_vectors("vectors.bin", limit=4000)  # e.g. "GoogleNews-vectors-negative300.bin", limit=500_000
+        >>> len(kv.index_to_key), kv.vector_size, [w for w, _ in kv.most_similar("dog", topn=3)]
+        (4000, 50, ['dogs', 'horse', 'baby'])
+        >>> load_vectors("vectors.bin", limit=4000) is kv  # loaded once per file
+        True
     """
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")

@@ -28,12 +28,22 @@ Specialists (the papers' prompts per role, CoT, CoMet, ToM probes) subclass it a
   and the API key is in none of it.
 
 Example:
+    >>> import cluegym
     >>> from cluegym.agents import make_agent
+    >>> from cluegym.agents.llm.fake_server import FakeChatServer
     >>> env = cluegym.make("decrypto"); env.reset(seed=0)
-    >>> alice = make_agent("llm:backend=local,max_tokens=128", game="decrypto", seat="alice",
-    ...                    action_space=env.action_space("alice"), seed=0)
     >>> obs, _, _, _, info = env.last()
-    >>> hints = alice.act(obs, info)
+    >>> with FakeChatServer() as server:  # an OpenAI-compatible stand-in for a model server
+    ...     alice = make_agent(f"llm:backend=openai,base_url={server.base_url},model=fake,max_tokens=128",
+    ...                        game="decrypto", seat="alice", action_space=env.action_space("alice"), seed=0)
+    ...     hints = alice.act(obs, info)
+    >>> hints
+    ('summit', 'meadow', 'harbor')
+    >>> alice.stats()["llm_calls"], alice.calls[0]["parsed"]
+    (1.0, ['summit', 'meadow', 'harbor'])
+    >>> # the packaged SmolLM2 runs in-process instead (slow on a CPU):
+    >>> local = make_agent("llm:backend=local,max_tokens=128", game="decrypto", seat="alice",
+    ...                    action_space=env.action_space("alice"), seed=0)  # doctest: +SKIP
 """
 
 from __future__ import annotations

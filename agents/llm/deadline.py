@@ -1,10 +1,20 @@
 """One bound on an LLM agent's work: await it, and cancel it (closing its requests) on time.
 
 Example:
-    >>> try:
-    ...     reply = await run_within_deadline(backend.complete(messages, sampling), 30.0)
-    ... except DeadlineExpired:
-    ...     ...  # the request in flight was cancelled; its connection is closed
+    >>> import asyncio
+    >>> from cluegym.agents.llm.backends import Sampling, ScriptedBackend
+    >>> backend = ScriptedBackend(['ANSWER: {"guess": "1-2-3"}'], delay_s=0.5)  # 0.5 s per reply
+    >>> messages = [{"role": "user", "content": "Your guess?"}]
+    >>> async def decide(seconds):
+    ...     try:
+    ...         reply = await run_within_deadline(backend.complete(messages, Sampling()), seconds)
+    ...     except DeadlineExpired as error:
+    ...         return f"expired after {error}"  # the request in flight was cancelled
+    ...     return reply.text
+    >>> asyncio.run(decide(30.0))
+    'ANSWER: {"guess": "1-2-3"}'
+    >>> asyncio.run(decide(0.05))
+    'expired after 0.05s'
 """
 
 from __future__ import annotations

@@ -26,8 +26,18 @@ API (all a test needs)::
   server was still working on the request: how a cancelled request shows).
 
 Example:
-    >>> with serve_faults(once(500, "nan")) as server:
-    ...     agent = make_agent(f"llm:backend=openai,base_url={server},model=m", game="decrypto", ...)
+    >>> import cluegym
+    >>> from cluegym.agents import make_agent
+    >>> env = cluegym.make("decrypto"); env.reset(seed=0)
+    >>> obs, _, _, _, info = env.last()
+    >>> with serve_faults(once(500, "nan")) as server:  # a 500, then a NaN answer, then ok
+    ...     agent = make_agent(f"llm:backend=openai,base_url={server},model=m", game="decrypto", seat="alice",
+    ...                        action_space=env.action_space("alice"), seed=0)
+    ...     hints = agent.act(obs, info)
+    >>> [(record.fault, record.outcome) for record in server.records]
+    [(500, 'HTTP 500'), ('nan', 'HTTP 200'), ('ok', 'HTTP 200')]
+    >>> hints, agent.stats()["http_retries"], agent.stats()["parse_failures"]
+    (('whisper', 'summit', 'meadow'), 1.0, 1.0)
 """
 
 from __future__ import annotations
@@ -305,8 +315,14 @@ def serve_faults(faults: Sequence[Fault] | FaultRule = ("ok",), **options: Any) 
     as ``base_url``; ``server.records`` what it served. Options as :class:`FaultServer`.
 
     Example:
-        >>> with serve_faults([500, "ok"], retry_after=0.01) as server:
-        ...     run_match("decrypto", {"*": f"llm:backend=openai,base_url={server},model=m"}, games=2)
+        >>> from cluegym.agents import run_match
+        >>> with serve_faults([503, "ok"], retry_after=0.01) as server:  # 503 carries Retry-After
+        ...     summary = run_match("decrypto", {"*": f"llm:backend=openai,base_url={server},model=m"},
+        ...                         games=2, seed=0, progress=False)
+        >>> summary["ok"], summary["metrics"]["forfeits"], len(server.records)
+        (True, 0.0, 24)
+        >>> sorted({record.outcome for record in server.records})
+        ['HTTP 200', 'HTTP 503']
     """
     server = FaultServer(faults, **options)
     server.start()

@@ -6,6 +6,7 @@ list where the game keeps a tuple; :func:`cached_call` then computes the value a
 of failing.
 
 Example:
+    >>> import functools
     >>> @functools.lru_cache(maxsize=128)
     ... def line(hints): return ", ".join(hints)
     >>> cached_call(line, ("a", "b")), cached_call(line, ["a", "b"])

@@ -155,6 +155,7 @@ class Deck:
         """Stacked images of several cards: a new ``uint8`` array ``(n, height, width, 3)``.
 
         Example:
+            >>> deck = load_default_deck()
             >>> deck.images(["card_000", "card_007"], size=(144, 96)).shape
             (2, 144, 96, 3)
         """

@@ -295,8 +295,11 @@ class DixitEnv(ClueGameEnv):
         is shared by the process's envs that load it: once per process and image size.
 
         Example:
+            >>> from cluegym.envs import dixit_v0
             >>> env = dixit_v0.env()
             >>> env.unwrapped.preload()
+            >>> len(env.unwrapped.deck.card_ids)
+            96
         """
         self.deck.preload(self.image_size)
         if self.record_observations:

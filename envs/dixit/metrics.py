@@ -26,8 +26,20 @@ The paper's definitions (DixitWorld, section 2) and where they leave a choice:
   whatever the agents; ``"table_best"`` measures the distance to the winner instead.
 
 Example:
-    >>> m = metrics([record["result"] for record in records], agents={"player_0": "vision", ...})
-    >>> m["storyteller_score"], m["seat:player_0"]["listener_accuracy"], m["lolo_stability"]
+    >>> import cluegym
+    >>> from cluegym.agents import make_agent
+    >>> from cluegym.harness.play import play_game
+    >>> from cluegym.harness.seats import build_agents, resolve_seats
+    >>> env = cluegym.make("dixit")
+    >>> seats = resolve_seats("dixit", {"*": "random"}, env.possible_agents)
+    >>> agents = build_agents("dixit", env, seats, make_agent=make_agent)
+    >>> agent_seeds = {seat: i for i, seat in enumerate(agents)}
+    >>> records = [play_game(env, agents, seed=seed, agent_seeds=agent_seeds) for seed in range(2)]
+    >>> m = metrics([record["result"] for record in records], agents=seats)
+    >>> round(m["storyteller_score"], 2), round(m["seat:player_0"]["listener_accuracy"], 2), round(m["lolo_stability"], 3)
+    (77.08, 33.33, 0.563)
+    >>> m["games"], m["rounds"], round(m["agent:random"]["overall"], 2)
+    (2, 48, 56.94)
 """
 
 from __future__ import annotations
@@ -220,9 +232,19 @@ def agent_table(matches: Sequence[tuple[Sequence[Mapping[str, Any]], Mapping[str
         attainable), ``mean_score`` (points per game), ``matches``, ``story_rounds``, ``votes``.
 
     Example:
+        >>> import cluegym
+        >>> from cluegym.agents import make_agent
+        >>> from cluegym.harness.play import play_game
+        >>> from cluegym.harness.seats import build_agents, resolve_seats
+        >>> env = cluegym.make("dixit")
+        >>> seats = resolve_seats("dixit", {"*": "random"}, env.possible_agents)
+        >>> agents = build_agents("dixit", env, seats, make_agent=make_agent)
+        >>> agent_seeds = {seat: i for i, seat in enumerate(agents)}
+        >>> results_ab = [play_game(env, agents, seed=seed, agent_seeds=agent_seeds)["result"] for seed in range(2)]
         >>> table = agent_table([(results_ab, {"player_0": "a", "player_1": "a",
         ...                                    "player_2": "b", "player_3": "b"})])
-        >>> table["a"]["normalized_score"]
+        >>> round(table["a"]["normalized_score"], 2), table["a"]["story_rounds"], table["a"]["votes"]
+        (82.47, 24.0, 72.0)
     """
     pooled: dict[str, dict[str, list[float]]] = {}
     for results, seats in matches:

@@ -14,8 +14,19 @@ roles (Table 1 plays each method pair twice, roles swapped:
 :mod:`cluegym.benchmarks.comet_table1`).
 
 Example:
+    >>> import cluegym
+    >>> from cluegym.agents import make_agent
+    >>> from cluegym.harness.play import play_game
+    >>> from cluegym.harness.seats import build_agents, resolve_seats
+    >>> env = cluegym.make("undercover")
+    >>> seats = resolve_seats("undercover", {"*": "random"}, env.possible_agents)
+    >>> agents = build_agents("undercover", env, seats, make_agent=make_agent)
+    >>> agent_seeds = {seat: i for i, seat in enumerate(agents)}
+    >>> records = [play_game(env, agents, seed=seed, agent_seeds=agent_seeds) for seed in range(4)]
     >>> metrics([record["result"] for record in records])["civilian_win_rate"]
-    >>> method_metrics([(result, {"player_0": "cot", ...}) for result in results])["cot"]["balanced"]["WR"]
+    0.25
+    >>> method_metrics([(record["result"], seats) for record in records])["random"]["balanced"]["WR"]
+    0.4375
 """
 
 from __future__ import annotations

@@ -28,8 +28,18 @@ flag (``reports_features``, ``reports_others``, ``reports_self``) False, and the
 then says "n/a" (None), never 0.
 
 Example:
+    >>> import cluegym
+    >>> from cluegym.agents import make_agent
+    >>> from cluegym.envs.undercover.judge import WordNetJudge
+    >>> from cluegym.harness.play import play_game
+    >>> from cluegym.harness.seats import build_agents, resolve_seats
+    >>> env = cluegym.make("undercover")
+    >>> seats = resolve_seats("undercover", {"*": "random"}, env.possible_agents)
+    >>> agents = build_agents("undercover", env, seats, make_agent=make_agent)
+    >>> record = play_game(env, agents, seed=0, agent_seeds={seat: i for i, seat in enumerate(agents)})
     >>> counts = seat_counts(record["result"], "player_0", WordNetJudge())
-    >>> counts.received, counts.features_valid
+    >>> counts.role, counts.speeches, counts.received, counts.features_valid, counts.reports_features
+    ('civilian', 2, 7, 0, False)
 """
 
 from __future__ import annotations

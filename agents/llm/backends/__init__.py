@@ -26,9 +26,18 @@ The request and reply types (:class:`Sampling`, :class:`Completion`, :class:`Bac
 ``Message``) live in :mod:`.messages`, the :class:`Backend` base class in :mod:`.base`.
 
 Example:
-    >>> backend = get_backend("openai", model="gpt-4o-mini", base_url="https://api.openai.com/v1")
-    >>> completion = asyncio.run(backend.complete([{"role": "user", "content": "Hi"}], Sampling()))
+    >>> import asyncio
+    >>> from cluegym.agents.llm.fake_server import FakeChatServer
+    >>> with FakeChatServer(reply=lambda request: "Hello!") as server:  # a local stand-in endpoint
+    ...     backend = get_backend("openai", model="gpt-4o-mini", base_url=server.base_url)
+    ...     completion = asyncio.run(backend.complete([{"role": "user", "content": "Hi"}], Sampling()))
     >>> completion.text, completion.completion_tokens
+    ('Hello!', 1)
+    >>> scripted = ScriptedBackend(['ANSWER: {"guess": "1-2-3"}'])  # no model at all
+    >>> asyncio.run(scripted.complete([{"role": "user", "content": "Guess"}], Sampling())).text
+    'ANSWER: {"guess": "1-2-3"}'
+    >>> backend = get_backend("openai", model="gpt-4o-mini", base_url="https://api.openai.com/v1")
+    >>> completion = asyncio.run(backend.complete([{"role": "user", "content": "Hi"}], Sampling()))  # doctest: +SKIP
 """
 
 from cluegym.agents.llm.backends.base import Backend

@@ -3,10 +3,12 @@ sampling), so that a rerun of the same seeded match costs nothing and returns th
 replies; and :func:`cache_dir`, where cluegym keeps derived files.
 
 Example:
-    >>> cache = open_cache("default")  # <cache_dir>/llm_cache.sqlite, one instance per file
+    >>> cache = open_cache("llm_cache.sqlite")  # "default": <cache_dir>/llm_cache.sqlite
     >>> key = ResponseCache.key("openai", "gpt-4o-mini", [{"role": "user", "content": "Hi"}], Sampling())
     >>> cache.get(key) is None
     True
+    >>> open_cache("llm_cache.sqlite") is cache, open_cache("off")  # one instance per file; none
+    (True, None)
 """
 
 from __future__ import annotations
@@ -43,9 +45,13 @@ class ResponseCache:
         path: the database file (created with its folder).
 
     Example:
-        >>> cache = ResponseCache(tmp_path / "llm.sqlite")
+        >>> cache = ResponseCache("llm.sqlite")
+        >>> key = ResponseCache.key("openai", "gpt-4o-mini", [{"role": "user", "content": "Hi"}], Sampling())
         >>> cache.put(key, Completion("ANSWER: ..."))
-        >>> cache.get(key).text
+        >>> cache.get(key).text, cache.get(key).cached, len(cache)
+        ('ANSWER: ...', True, 1)
+        >>> cache.evict(key), len(cache)
+        (True, 0)
     """
 
     def __init__(self, path: str | Path) -> None:

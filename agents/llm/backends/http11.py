@@ -21,8 +21,15 @@ Failures raise :class:`HTTPStatusError` (any status >= 400, with its body),
 answered at all); anything else about the bytes received raises :class:`ProtocolError`.
 
 Example:
-    >>> pool = ConnectionPool("http://127.0.0.1:8000/v1", timeout=60)
-    >>> status, headers, body = await pool.post("/chat/completions", b'{"model": "m"}', {"Authorization": "Bearer x"})
+    >>> import asyncio, json
+    >>> from cluegym.agents.llm.fake_server import FakeChatServer
+    >>> with FakeChatServer(reply=lambda request: "Hello!") as server:  # e.g. http://127.0.0.1:8000/v1
+    ...     pool = ConnectionPool(server.base_url, timeout=60)
+    ...     status, headers, body = asyncio.run(
+    ...         pool.post("/chat/completions", b'{"model": "m"}', {"Authorization": "Bearer x"}))
+    ...     pool.close()
+    >>> status, headers["content-type"], json.loads(body)["choices"][0]["message"]["content"]
+    (200, 'application/json', 'Hello!')
 """
 
 from __future__ import annotations

@@ -6,8 +6,12 @@ processes build it once) and loaded once per process. torch and transformers are
 on first use only: they are heavy, and an agent that talks to an endpoint never needs them.
 
 Example:
-    >>> backend = LocalBackend()  # the packaged SmolLM2-135M-Instruct
-    >>> asyncio.run(backend.complete([{"role": "user", "content": "Hi"}], Sampling(max_tokens=8))).text
+    >>> import asyncio
+    >>> backend = LocalBackend()  # the packaged SmolLM2-135M-Instruct (loaded at the first call)
+    >>> backend
+    LocalBackend(backend='local', model='SmolLM2-135M-Instruct')
+    >>> asyncio.run(backend.complete([{"role": "user", "content": "Hi"}], Sampling(max_tokens=8))).text  # doctest: +SKIP
+    'Hello! How can I assist you today'
 """
 
 from __future__ import annotations

@@ -16,9 +16,17 @@ decision deadline, a stopped run) closes the request's connection, so the server
 working on it.
 
 Example:
-    >>> backend = OpenAIBackend("gpt-4o-mini", base_url="https://api.openai.com/v1")
-    >>> completion = asyncio.run(backend.complete([{"role": "user", "content": "Hi"}], Sampling()))
-    >>> completion.text, completion.completion_tokens
+    >>> import asyncio
+    >>> from cluegym.agents.llm.fake_server import FakeChatServer
+    >>> with FakeChatServer(reply=lambda request: "Hello!") as server:  # a local stand-in endpoint
+    ...     backend = OpenAIBackend("gpt-4o-mini", base_url=server.base_url)
+    ...     completion = asyncio.run(backend.complete([{"role": "user", "content": "Hi"}], Sampling()))
+    >>> completion.text, completion.completion_tokens, completion.retries
+    ('Hello!', 1, 0)
+    >>> server.requests[0]["model"], server.requests[0]["messages"]
+    ('gpt-4o-mini', [{'role': 'user', 'content': 'Hi'}])
+    >>> backend = OpenAIBackend("gpt-4o-mini", base_url="https://api.openai.com/v1")  # the real one
+    >>> completion = asyncio.run(backend.complete([{"role": "user", "content": "Hi"}], Sampling()))  # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -10,8 +10,20 @@
 
 :func:`comet_class` is what the agent registry names ``comet``.
 
+From the command line::
+
+    cluegym run undercover --agent '*=comet:backend=openai,model=gpt-4o,experience=default' --games 20
+
 Example:
-    >>> cluegym run undercover --agent '*=comet:backend=openai,model=gpt-4o,experience=default' --games 20
+    >>> from cluegym.agents import run_match
+    >>> from cluegym.agents.llm.fault_server import serve_faults
+    >>> comet_class("undercover", "player_0").__name__, comet_class("taboo", "attacker").__name__
+    ('CoMetUndercoverAgent', 'CoMetTabooAgent')
+    >>> with serve_faults() as server:  # a local stand-in that answers every CoMet prompt step
+    ...     summary = run_match("taboo", {"*": f"comet:backend=openai,base_url={server},model=m"},
+    ...                         games=1, seed=0, progress=False)
+    >>> summary["ok"], summary["metrics"]["avg_turns"], len(server.records)
+    (True, 10.0, 10)
 """
 
 from __future__ import annotations

@@ -21,8 +21,16 @@ A metaphor succeeds when both hold. Players without a belief report count by the
 alone; a player eliminated before the description heard nothing and does not count.
 
 Example:
-    >>> fb = metaphor_feedback(record["result"], "player_3", round_index=0)
-    >>> fb["success"], fb["interpretations"]
+    >>> from cluegym.agents import run_match
+    >>> records = []  # one finished Undercover game's record (glove agents report beliefs too)
+    >>> _ = run_match("undercover", {"*": "glove"}, games=1, seed=0, progress=False,
+    ...               on_game=lambda index, record: records.append(record))
+    >>> fb = metaphor_feedback(records[0]["result"], "player_3", round_index=0)
+    >>> fb["description"], fb["recognized"], fb["misled"], fb["success"], fb["won"]
+    ('ostrich', False, False, False, True)
+    >>> [(i["player"], i["team"], i["label"], i["voted_against"]) for i in fb["interpretations"]]
+    [('player_0', 'opponent', 'opponent', False), ('player_1', 'opponent', 'opponent', False),
+     ('player_2', 'teammate', 'opponent', False), ('player_4', 'opponent', 'opponent', False)]
 """
 
 from __future__ import annotations

@@ -8,8 +8,22 @@ made, and no guess is forced on the last turn (no guess by the limit is a draw).
 (:class:`~cluegym.agents.llm.comet.pool.ExperiencePool`) gives the attacker past games'
 utterances and outcomes.
 
+From the command line::
+
+    cluegym run taboo --agent '*=comet:backend=openai,model=gpt-4o,experience=default' --games 20
+
 Example:
-    >>> cluegym run taboo --agent '*=comet:backend=openai,model=gpt-4o,experience=default' --games 20
+    >>> from cluegym.agents import run_match
+    >>> from cluegym.agents.llm.fault_server import serve_faults
+    >>> with serve_faults() as server:  # a local stand-in that answers in the tagged formats
+    ...     summary = run_match("taboo", {"*": f"comet:backend=openai,base_url={server},model=m,"
+    ...                                       f"experience=experience.jsonl"},
+    ...                         games=1, seed=0, progress=False)
+    >>> summary["ok"], summary["metrics"]["avg_turns"], summary["agent_stats"]["attacker"]["llm_calls"]
+    (True, 10.0, 5.0)
+    >>> from pathlib import Path
+    >>> len(Path("experience.jsonl").read_text().splitlines())  # the attacker's game, kept as experience
+    1
 """
 
 from __future__ import annotations

@@ -27,8 +27,22 @@ metrics compute SIAA, OIAA and FER. ``reasoning=direct|replace`` swaps the reaso
 Figure 6(a)'s other methods. Ablations: ``ablate=met`` is "CoMet w/o Met." (no reasoner, no
 generator), ``ablate=met+fe`` etc. drop further modules (Table 2 of the paper).
 
+From the command line::
+
+    cluegym run undercover --agent '*=comet:backend=openai,model=gpt-4o,experience=default' --games 20
+
 Example:
-    >>> cluegym run undercover --agent '*=comet:backend=openai,model=gpt-4o,experience=default' --games 20
+    >>> from cluegym.agents import run_match
+    >>> from cluegym.agents.llm.fault_server import serve_faults
+    >>> with serve_faults() as server:  # a local stand-in that answers every module's prompt
+    ...     summary = run_match("undercover", {"*": f"comet:backend=openai,base_url={server},model=m,"
+    ...                                             f"experience=experience.jsonl"},
+    ...                         games=1, seed=0, progress=False)
+    >>> summary["ok"], summary["agent_stats"]["player_0"]["llm_calls"], summary["metrics"]["belief_reports"]
+    (True, 130.0, 100)
+    >>> from pathlib import Path
+    >>> len(Path("experience.jsonl").read_text().splitlines())  # the metaphors the pool learned from
+    50
 """
 
 from __future__ import annotations
