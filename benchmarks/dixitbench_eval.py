@@ -18,6 +18,7 @@ and with ``reveal_captions`` the ``candidate_captions``.
 
 Example:
     >>> from cluegym.benchmarks.dixitbench_build import build_bench, load_bench, save_bench
+    >>> from cluegym.envs.dixit.env import get_deck
     >>> save_bench(build_bench(get_deck()), "dixitbench.json")
     PosixPath('dixitbench.json')
     >>> results = evaluate(load_bench("dixitbench.json"), "vision", strategies=("direct",))  # doctest: +SKIP
@@ -92,6 +93,7 @@ def item_observation(
 
     Example:
         >>> from cluegym.benchmarks.dixitbench_build import build_bench
+        >>> from cluegym.envs.dixit.env import get_deck
         >>> bench = build_bench(get_deck())
         >>> obs = item_observation(bench["items"][0], get_deck(), strategy="entailment", candidate=2)
         >>> obs["task"], obs["candidates"].shape[0]

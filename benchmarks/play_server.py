@@ -35,9 +35,9 @@ Example:
     ...     time.sleep(0.05)
     >>> state["status"]
     'over'
-    >>> # wait(): the match summary, once the games are over, and the server shut down (close()
-    >>> # instead stops a session cut short: wait() would wait for the answers still missing)
-    >>> summary = session.wait() if state["status"] == "over" else session.close()
+    >>> # the match summary, once the games are over, and the server shut down (a session cut
+    >>> # short: TimeoutError after 60 s, and close() stops it)
+    >>> summary = session.wait(timeout=60)
     >>> summary["ok"], summary["agent_stats"]["player_0"], summary["metrics"]["seat:player_0"]["mean_score"]
     (True, {'decisions': 3.0, 'unreadable_answers': 0.0, 'env_rejections': 0.0}, 3.0)
 
@@ -51,8 +51,10 @@ import asyncio
 import base64
 import io
 import json
+import math
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -283,11 +285,29 @@ class PlaySession:
         threading.Thread(target=self._server.serve_forever, name="cluegym-play-http", daemon=True).start()
         threading.Thread(target=self._play, name="cluegym-play-match", daemon=True).start()
 
-    def wait(self, linger_s: float = 10.0) -> dict[str, Any] | None:
+    def wait(self, linger_s: float = 10.0, timeout: float | None = None) -> dict[str, Any] | None:
         """Block until the games are over and the page has shown it (at most ``linger_s`` more
-        seconds), stop serving, and return the match summary (None when the match failed)."""
-        while not self._done.wait(0.5):
-            pass
+        seconds), stop serving, and return the match summary (None when the match failed).
+
+        Args:
+            linger_s: how long the page may take to show the end once the games are over.
+            timeout: the most seconds to wait for the games to end (None: as long as the human
+                takes).
+
+        Raises:
+            ValueError: a ``timeout`` that is not a finite number >= 0.
+            TimeoutError: the games are not over after ``timeout`` seconds. The session goes
+                on serving; :meth:`close` stops it (a script whose answers stopped would
+                otherwise wait forever).
+        """
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not math.isfinite(timeout) or timeout < 0):
+            raise ValueError(f"timeout must be None or a number of seconds >= 0, got {timeout!r}")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._done.wait(0.5 if deadline is None else max(0.0, min(0.5, deadline - time.monotonic()))):
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"the match is not over after {timeout:g} s (a question is waiting for its "
+                                   "answer); close() stops the session")
         self.over_seen.wait(linger_s)
         self.close()
         return self.summary

@@ -87,6 +87,26 @@ def test_stopping_a_session_saves_no_game_the_person_did_not_play(tmp_path):
     assert again.games_left == 3  # a rerun plays them
 
 
+def test_wait_with_a_timeout_gives_up_on_an_unanswered_question():
+    # wait() blocked for as long as the human's question stayed unanswered: a script whose
+    # answers stopped hung there
+    session = PlaySession("taboo", "defender", {"attacker": "random"}, seed=1)
+    with pytest.raises(ValueError, match="timeout must be None or a number of seconds >= 0, got -1"):
+        session.wait(timeout=-1)
+    session.start()
+    try:
+        started = time.monotonic()
+        with pytest.raises(TimeoutError, match="the match is not over after 0.3 s"):
+            session.wait(timeout=0.3)
+        assert time.monotonic() - started < 5
+        assert session.summary is None  # still serving, the question still waiting
+        with urllib.request.urlopen(session.url + "state", timeout=10) as reply:
+            assert json.loads(reply.read())["status"] in ("waiting", "your_turn")
+    finally:
+        session.close()
+    assert session._done.wait(30) and session.error == "the session was stopped"
+
+
 def test_play_with_every_game_already_played_serves_nothing(tmp_path, capsys):
     results = tmp_path / "g.jsonl"
     session = PlaySession("taboo", "defender", {"attacker": "random"}, seed=1, results_path=results)
